@@ -1,0 +1,11 @@
+#pragma once
+// Each subcommand registers itself on the app; its callback throws
+// memplan::Error on failure and `main` turns that into one line + exit code.
+#include <CLI/CLI.hpp>
+
+namespace memplan::cli {
+
+void add_inspect_command(CLI::App& app);
+void add_devices_command(CLI::App& app);
+
+}  // namespace memplan::cli

@@ -1,0 +1,156 @@
+// `memplan inspect`: what the loader and the baseline analysis see.
+#include <algorithm>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/model_inputs.h"
+#include "ir/baseline_memory.h"
+#include "ir/liveness.h"
+#include "ir/units.h"
+
+namespace memplan::cli {
+namespace {
+
+using nlohmann::ordered_json;
+
+ordered_json inspect_report(const ModelInputs& in) {
+  const ir::Graph& g = in.model.graph;
+  ir::Liveness liveness(g);
+  ir::BaselineMemory base = ir::baseline_memory(g, liveness);
+
+  std::size_t forward = 0;
+  double forward_s = 0, backward_s = 0;
+  for (ir::NodeId i = 0; i < g.nodes().size(); ++i) {
+    if (g.node(i).is_forward) {
+      ++forward;
+      forward_s += in.costs.seconds[i];
+    } else {
+      backward_s += in.costs.seconds[i];
+    }
+  }
+  ordered_json r;
+  r["model"] = {{"path", in.model.path}, {"sha256", in.model.sha256}, {"dims", g.dims}};
+  r["nodes"] = g.nodes().size();
+  r["tensors"] = g.tensors().size();
+  r["forward_nodes"] = forward;
+  r["backward_nodes"] = g.nodes().size() - forward;
+  r["loss"] = g.loss == ir::kNoTensor ? ordered_json(nullptr) : ordered_json(g.tensor(g.loss).name);
+
+  ordered_json peak;
+  peak["bytes"] = base.peak_bytes;
+  peak["human"] = ir::human_bytes(base.peak_bytes);
+  peak["step"] = base.peak_step;
+  if (base.peak_step >= 0) {
+    const auto& n = g.node(static_cast<ir::NodeId>(base.peak_step));
+    peak["node"] = n.name;
+    peak["op"] = n.op_type;
+    peak["phase"] = n.is_forward ? "forward" : "backward";
+  }
+  ordered_json by_class = ordered_json::object();
+  for (int c = 0; c < ir::kTensorClassCount; ++c)
+    by_class[std::string(ir::to_string(static_cast<ir::TensorClass>(c)))] = base.peak_by_class[c];
+  peak["by_class"] = by_class;
+  r["baseline_peak"] = peak;
+
+  ordered_json totals = ordered_json::object();
+  std::array<std::uint64_t, ir::kTensorClassCount> bytes{};
+  std::array<std::size_t, ir::kTensorClassCount> counts{};
+  std::vector<ir::TensorId> activations;
+  for (ir::TensorId t = 0; t < g.tensors().size(); ++t) {
+    auto c = static_cast<int>(g.tensor(t).cls);
+    bytes[c] += g.tensor(t).bytes;
+    ++counts[c];
+    if (g.tensor(t).cls == ir::TensorClass::kActivation) activations.push_back(t);
+  }
+  for (int c = 0; c < ir::kTensorClassCount; ++c)
+    totals[std::string(ir::to_string(static_cast<ir::TensorClass>(c)))] = {{"count", counts[c]},
+                                                                           {"bytes", bytes[c]}};
+  r["classes"] = totals;
+
+  std::stable_sort(activations.begin(), activations.end(),
+                   [&](auto a, auto b) { return g.tensor(a).bytes > g.tensor(b).bytes; });
+  ordered_json largest = ordered_json::array();
+  for (std::size_t i = 0; i < activations.size() && i < 10; ++i) {
+    const auto& t = g.tensor(activations[i]);
+    largest.push_back({{"name", t.name},
+                       {"bytes", t.bytes},
+                       {"shape", t.shape},
+                       {"producer", g.node(t.producer).name},
+                       {"live_steps", liveness.last_use_step(activations[i]) - liveness.def_step(activations[i])}});
+  }
+  r["largest_activations"] = largest;
+  r["costs"] = {{"source", in.costs.source},
+                {"device", in.costs.device.name},
+                {"measured_nodes", in.costs.measured},
+                {"modelled_nodes", in.costs.modelled},
+                {"forward_seconds", forward_s},
+                {"backward_seconds", backward_s},
+                {"iteration_seconds", in.costs.total_seconds()}};
+  return r;
+}
+
+void print_text(const ordered_json& r, std::ostream& out) {
+  out << "model      " << r["model"]["path"].get<std::string>() << "\n";
+  if (!r["model"]["dims"].empty()) {
+    out << "dims      ";
+    for (const auto& [k, v] : r["model"]["dims"].items()) out << " " << k << "=" << v;
+    out << "\n";
+  }
+  out << "nodes      " << r["nodes"] << " (" << r["forward_nodes"] << " forward, " << r["backward_nodes"]
+      << " backward)\n";
+  out << "tensors    " << r["tensors"] << "\n";
+  out << "loss       " << (r["loss"].is_null() ? "(none)" : r["loss"].get<std::string>()) << "\n";
+  const auto& p = r["baseline_peak"];
+  out << "baseline peak  " << p["bytes"] << " bytes (" << p["human"].get<std::string>() << ")";
+  if (p.contains("node"))
+    out << " after step " << p["step"] << ", " << p["phase"].get<std::string>() << " node '"
+        << p["node"].get<std::string>() << "' (" << p["op"].get<std::string>() << ")";
+  out << "\n\nresident at the peak, by class:\n";
+  for (const auto& [cls, b] : p["by_class"].items()) {
+    if (b.get<std::uint64_t>() == 0) continue;
+    out << "  " << std::left << std::setw(16) << cls << std::right << std::setw(12)
+        << ir::human_bytes(b.get<std::uint64_t>()) << "\n";
+  }
+  out << "\nall tensors, by class:\n";
+  for (const auto& [cls, v] : r["classes"].items()) {
+    out << "  " << std::left << std::setw(16) << cls << std::right << std::setw(7) << v["count"]
+        << " tensors " << std::setw(12) << ir::human_bytes(v["bytes"].get<std::uint64_t>()) << "\n";
+  }
+  out << "\nlargest activations:\n";
+  for (const auto& a : r["largest_activations"]) {
+    out << "  " << std::setw(12) << ir::human_bytes(a["bytes"].get<std::uint64_t>()) << "  "
+        << a["name"].get<std::string>() << " " << a["shape"].dump() << " from '"
+        << a["producer"].get<std::string>() << "', live " << a["live_steps"] << " steps\n";
+  }
+  const auto& c = r["costs"];
+  out << "\ncompute    " << ir::human_seconds(c["iteration_seconds"].get<double>()) << " per iteration ("
+      << ir::human_seconds(c["forward_seconds"].get<double>()) << " forward, "
+      << ir::human_seconds(c["backward_seconds"].get<double>()) << " backward) on "
+      << c["device"].get<std::string>() << "; " << c["measured_nodes"] << " nodes measured, "
+      << c["modelled_nodes"] << " modelled (" << c["source"].get<std::string>() << ")\n";
+}
+
+}  // namespace
+
+void add_inspect_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("inspect", "Load a training graph and report its baseline memory");
+  auto opts = std::make_shared<ModelOptions>();
+  auto json = std::make_shared<bool>(false);
+  opts->add_to(*cmd);
+  cmd->add_flag("--json", *json, "Print the report as JSON");
+  cmd->callback([opts, json] {
+    ModelInputs in = load_inputs(*opts);
+    print_warnings(in.warnings);
+    auto report = inspect_report(in);
+    if (*json) {
+      std::cout << report.dump(2) << "\n";
+    } else {
+      print_text(report, std::cout);
+    }
+  });
+}
+
+}  // namespace memplan::cli

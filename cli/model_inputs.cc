@@ -1,0 +1,84 @@
+#include "cli/model_inputs.h"
+
+#include <iostream>
+
+#include "ir/costs_file.h"
+#include "ir/device_presets.h"
+#include "ir/errors.h"
+#include "ir/node_costs.h"
+#include "ir/ort_profile.h"
+
+namespace memplan::cli {
+namespace {
+
+std::map<std::string, std::int64_t> parse_dims(const std::vector<std::string>& dims) {
+  std::map<std::string, std::int64_t> out;
+  for (const auto& d : dims) {
+    auto eq = d.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw UsageError("--dim '" + d + "': expected NAME=VALUE, e.g. --dim batch=32");
+    std::string name = d.substr(0, eq);
+    std::string value = d.substr(eq + 1);
+    std::size_t pos = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(value, &pos);
+    } catch (const std::exception&) {
+      pos = 0;
+    }
+    if (value.empty() || pos != value.size() || v < 0)
+      throw UsageError("--dim " + name + ": '" + value + "' is not a non-negative integer");
+    out[name] = v;
+  }
+  return out;
+}
+
+}  // namespace
+
+void ModelOptions::add_to(CLI::App& cmd) {
+  cmd.add_option("model", model, "ONNX training graph (.onnx)")->required();
+  cmd.add_option("--dim", dims, "Bind a symbolic dim, e.g. --dim batch=32 (repeatable)");
+  auto* c = cmd.add_option("--costs", costs, "Per-node times in memplan.costs JSON");
+  auto* p = cmd.add_option("--profile", profile, "ONNX Runtime profiler JSON for per-node times");
+  c->excludes(p);
+  cmd.add_option("--device", device, "Device preset (see `memplan devices`)")->capture_default_str();
+  cmd.add_option("--loss", loss, "Name of the loss tensor (default: the scalar graph output)");
+}
+
+ModelInputs load_inputs(const ModelOptions& options) {
+  ModelInputs in;
+  ir::LoadOptions load;
+  load.dims = parse_dims(options.dims);
+  if (!options.loss.empty()) load.loss = options.loss;
+
+  ir::DeviceSpec device = ir::device_preset(options.device);
+  std::map<std::string, double> measured;
+  std::string source = "roofline " + device.name;
+  std::optional<ir::CostsFile> costs_file;
+  if (!options.costs.empty()) {
+    costs_file = ir::read_costs_file(options.costs);
+    load.tensor_bytes = costs_file->tensor_bytes;
+    device = ir::apply_overrides(device, *costs_file);
+    measured = costs_file->node_seconds;
+    source = "memplan.costs " + options.costs;
+  } else if (!options.profile.empty()) {
+    measured = ir::read_ort_profile(options.profile).node_seconds;
+    source = "ort-profile " + options.profile;
+  }
+
+  in.model = ir::load_model(options.model, load);
+  in.warnings = in.model.warnings;
+  if (costs_file) {
+    for (const auto& [name, bytes] : costs_file->tensor_bytes)
+      if (!in.model.graph.find_tensor(name))
+        in.warnings.push_back(options.costs + ": tensor '" + name + "' is not in the graph (ignored)");
+  }
+  in.costs = ir::make_node_costs(in.model.graph, device, measured, source, in.warnings);
+  return in;
+}
+
+void print_warnings(const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) std::cerr << "memplan: warning: " << w << "\n";
+}
+
+}  // namespace memplan::cli

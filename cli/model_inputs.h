@@ -1,0 +1,37 @@
+#pragma once
+// The options every model-reading command shares (model, dims, cost source)
+// and the loading they imply.
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/costs.h"
+#include "ir/onnx_loader.h"
+
+namespace memplan::cli {
+
+struct ModelOptions {
+  std::string model;
+  std::vector<std::string> dims;  // name=value
+  std::string costs;              // memplan.costs JSON
+  std::string profile;            // ONNX Runtime profiler JSON
+  std::string device = "a100-40gb";
+  std::string loss;
+
+  void add_to(CLI::App& cmd);
+};
+
+struct ModelInputs {
+  ir::LoadedModel model;
+  ir::NodeCosts costs;
+  std::vector<std::string> warnings;  // loader's and costs' together
+};
+
+// Loads the model and attaches costs; throws memplan::Error.
+ModelInputs load_inputs(const ModelOptions& options);
+
+// Prints each warning as one "memplan: warning: …" line on stderr.
+void print_warnings(const std::vector<std::string>& warnings);
+
+}  // namespace memplan::cli

@@ -1,0 +1,285 @@
+#include "ir/costs_file.h"
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "ir/errors.h"
+
+namespace memplan::ir {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr std::string_view kFormat = "memplan.costs";
+constexpr std::int64_t kVersion = 1;
+// Byte counts must fit a signed 64-bit integer so later arithmetic in either
+// signedness is safe.
+constexpr std::uint64_t kMaxBytes = std::numeric_limits<std::int64_t>::max();
+
+// Where in the document a value sits, rendered the way error messages cite it:
+// `nodes."MatMul_3".seconds` (names of nodes and tensors are quoted, since they
+// may hold dots or spaces; the format's own keys are not).
+class KeyPath {
+ public:
+  KeyPath() = default;
+  KeyPath child(std::string key) const {
+    KeyPath p = *this;
+    p.keys_.push_back(std::move(key));
+    return p;
+  }
+  std::vector<std::string>& keys() { return keys_; }
+
+  std::string str() const {
+    std::string out;
+    for (std::size_t i = 0; i < keys_.size(); ++i) {
+      if (i > 0) out += '.';
+      bool user_name = i == 1 && (keys_[0] == "nodes" || keys_[0] == "tensors");
+      out += user_name || !plain(keys_[i]) ? json(keys_[i]).dump() : keys_[i];
+    }
+    return out;
+  }
+
+ private:
+  static bool plain(std::string_view key) {
+    if (key.empty()) return false;
+    for (char c : key) {
+      bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '_' || c == '[' || c == ']';
+      if (!ok) return false;
+    }
+    return true;
+  }
+  std::vector<std::string> keys_;
+};
+
+// A short rendering of an offending value for messages; big objects are cut.
+std::string describe(const json& v) {
+  std::string text = v.dump();
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  if (v.is_number()) return text;
+  return std::string(v.type_name()) + " " + text;
+}
+
+std::string strip_json_prefix(std::string_view what) {
+  // "[json.exception.parse_error.101] parse error at ..." -> "parse error at ..."
+  if (!what.empty() && what.front() == '[') {
+    auto close = what.find("] ");
+    if (close != std::string_view::npos) what.remove_prefix(close + 2);
+  }
+  return std::string(what);
+}
+
+std::string read_text(const std::string& path) {
+  std::error_code ec;
+  auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) throw InputError(path + ": no such file");
+  if (std::filesystem::is_directory(status)) throw InputError(path + ": is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot be opened for reading");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw InputError(path + ": read failed");
+  return text.str();
+}
+
+// Parses while tracking the key being read, so that a number too large for a
+// double (1e999) and a key given twice can be reported with their key path;
+// nlohmann alone reports only a line and column, and keeps the last duplicate.
+json parse_tracking_keys(const std::string& path, const std::string& text) {
+  KeyPath where;
+  std::vector<std::set<std::string>> seen;
+  std::string duplicate;
+  auto callback = [&](int /*depth*/, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+        where.keys().emplace_back();
+        seen.emplace_back();
+        break;
+      case json::parse_event_t::array_start:
+        where.keys().emplace_back("[]");
+        seen.emplace_back();
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        where.keys().pop_back();
+        seen.pop_back();
+        break;
+      case json::parse_event_t::key:
+        where.keys().back() = parsed.get<std::string>();
+        if (!seen.back().insert(where.keys().back()).second && duplicate.empty())
+          duplicate = where.str();
+        break;
+      case json::parse_event_t::value:
+        break;
+    }
+    return true;
+  };
+  json doc;
+  try {
+    doc = json::parse(text, callback);
+  } catch (const json::out_of_range& e) {
+    throw InputError(path + ": " + where.str() + ": number out of range (" +
+                     strip_json_prefix(e.what()) + ")");
+  } catch (const json::exception& e) {
+    throw InputError(path + ": not valid JSON: " + strip_json_prefix(e.what()));
+  }
+  if (!duplicate.empty()) throw InputError(path + ": " + duplicate + ": key given twice");
+  return doc;
+}
+
+class Reader {
+ public:
+  explicit Reader(const std::string& path) : path_(path) {}
+
+  [[noreturn]] void fail(const KeyPath& at, const std::string& message) const {
+    std::string where = at.str();
+    throw InputError(path_ + ": " + (where.empty() ? "" : where + ": ") + message);
+  }
+
+  const json& object(const json& v, const KeyPath& at) const {
+    if (!v.is_object()) fail(at, "expected an object, got " + describe(v));
+    return v;
+  }
+
+  const json* member(const json& obj, std::string_view key) const {
+    auto it = obj.find(key);
+    return it == obj.end() ? nullptr : &*it;
+  }
+
+  const json& required(const json& obj, std::string_view key, const KeyPath& at) const {
+    const json* v = member(obj, key);
+    if (v == nullptr) fail(at.child(std::string(key)), "missing");
+    return *v;
+  }
+
+  double non_negative(const json& v, const KeyPath& at) const {
+    if (!v.is_number()) fail(at, "expected a non-negative number, got " + describe(v));
+    double x = v.get<double>();
+    if (std::isnan(x) || std::isinf(x)) fail(at, "not a finite number: " + describe(v));
+    if (x < 0) fail(at, "negative value " + describe(v));
+    return x;
+  }
+
+  double positive(const json& v, const KeyPath& at) const {
+    double x = non_negative(v, at);
+    if (x == 0) fail(at, "must be positive, got " + describe(v));
+    return x;
+  }
+
+  std::uint64_t byte_count(const json& v, const KeyPath& at) const {
+    if (v.is_number_unsigned()) {
+      auto n = v.get<std::uint64_t>();
+      if (n > kMaxBytes) fail(at, "value " + describe(v) + " exceeds 2^63-1");
+      return n;
+    }
+    if (v.is_number_integer()) fail(at, "negative value " + describe(v));
+    double x = non_negative(v, at);
+    if (x != std::floor(x)) fail(at, "expected a whole number of bytes, got " + describe(v));
+    if (x >= 9223372036854775808.0) fail(at, "value " + describe(v) + " exceeds 2^63-1");
+    return static_cast<std::uint64_t>(x);
+  }
+
+  void read_device(const json& device, const KeyPath& at, CostsFile& out) const {
+    object(device, at);
+    if (const json* v = member(device, "name")) {
+      if (!v->is_string() || v->get_ref<const std::string&>().empty())
+        fail(at.child("name"), "expected a non-empty string, got " + describe(*v));
+      out.device_name = v->get<std::string>();
+    }
+    if (const json* v = member(device, "memory_bytes")) {
+      out.memory_bytes = byte_count(*v, at.child("memory_bytes"));
+      if (*out.memory_bytes == 0) fail(at.child("memory_bytes"), "must be positive, got 0");
+    }
+    if (const json* v = member(device, "h2d_bytes_per_s"))
+      out.h2d_bytes_per_s = positive(*v, at.child("h2d_bytes_per_s"));
+    if (const json* v = member(device, "d2h_bytes_per_s"))
+      out.d2h_bytes_per_s = positive(*v, at.child("d2h_bytes_per_s"));
+  }
+
+  CostsFile read(const json& doc) const {
+    KeyPath top;
+    if (!doc.is_object())
+      fail(top, "expected a JSON object at the top level, got " + describe(doc));
+
+    const json& format = required(doc, "format", top);
+    if (!format.is_string() || format.get_ref<const std::string&>() != kFormat)
+      fail(top.child("format"),
+           "expected \"" + std::string(kFormat) + "\", got " + describe(format));
+    const json& version = required(doc, "version", top);
+    if (!version.is_number_integer())
+      fail(top.child("version"), "expected the integer 1, got " + describe(version));
+    if (version.get<std::int64_t>() != kVersion)
+      fail(top.child("version"),
+           "unsupported version " + describe(version) + " (this build reads version 1)");
+
+    CostsFile out;
+    out.path = path_;
+    if (const json* device = member(doc, "device")) read_device(*device, top.child("device"), out);
+
+    KeyPath nodes_at = top.child("nodes");
+    for (const auto& [name, entry] : object(required(doc, "nodes", top), nodes_at).items()) {
+      KeyPath at = nodes_at.child(name);
+      object(entry, at);
+      out.node_seconds[name] = non_negative(required(entry, "seconds", at), at.child("seconds"));
+    }
+
+    if (const json* tensors = member(doc, "tensors")) {
+      KeyPath tensors_at = top.child("tensors");
+      for (const auto& [name, entry] : object(*tensors, tensors_at).items()) {
+        KeyPath at = tensors_at.child(name);
+        object(entry, at);
+        out.tensor_bytes[name] = byte_count(required(entry, "bytes", at), at.child("bytes"));
+      }
+    }
+    return out;
+  }
+
+ private:
+  const std::string& path_;
+};
+
+}  // namespace
+
+CostsFile read_costs_file(const std::string& path) {
+  std::string text = read_text(path);
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw InputError(path + ": empty file (expected a memplan.costs JSON object)");
+  return Reader(path).read(parse_tracking_keys(path, text));
+}
+
+DeviceSpec apply_overrides(DeviceSpec base, const CostsFile& f) {
+  std::string fields;
+  auto note = [&fields](std::string_view field) {
+    fields += (fields.empty() ? "" : ", ") + std::string(field);
+  };
+  if (f.device_name) {
+    base.name = *f.device_name;
+    note("name");
+  }
+  if (f.memory_bytes) {
+    base.memory_bytes = *f.memory_bytes;
+    note("memory_bytes");
+  }
+  if (f.h2d_bytes_per_s) {
+    base.h2d_bytes_per_s = *f.h2d_bytes_per_s;
+    note("h2d_bytes_per_s");
+  }
+  if (f.d2h_bytes_per_s) {
+    base.d2h_bytes_per_s = *f.d2h_bytes_per_s;
+    note("d2h_bytes_per_s");
+  }
+  if (!fields.empty())
+    base.source += (base.source.empty() ? "" : "; ") + fields + " from " + f.path;
+  return base;
+}
+
+}  // namespace memplan::ir

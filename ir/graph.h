@@ -1,0 +1,50 @@
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/node.h"
+#include "ir/tensor.h"
+
+namespace memplan::ir {
+
+// A training graph by ids: tensors and nodes in vectors, the nodes in the
+// order the model gives (a topological order), names looked up by map.
+class Graph {
+ public:
+  TensorId add_tensor(std::string name);
+  // Returns the id of the tensor with this name, adding it if new.
+  TensorId tensor_id(const std::string& name);
+  NodeId add_node(Node node);  // wires producers and consumers
+
+  std::optional<TensorId> find_tensor(std::string_view name) const;
+  std::optional<NodeId> find_node(std::string_view name) const;
+
+  const std::vector<Tensor>& tensors() const { return tensors_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  std::vector<Tensor>& mutable_tensors() { return tensors_; }
+  std::vector<Node>& mutable_nodes() { return nodes_; }
+  const Tensor& tensor(TensorId id) const { return tensors_.at(id); }
+  const Node& node(NodeId id) const { return nodes_.at(id); }
+
+  // The scalar the backward part differentiates; kNoTensor for a graph
+  // without one (an inference graph).
+  TensorId loss = kNoTensor;
+  std::string name;
+  std::map<std::string, std::int64_t> dims;  // bound symbolic dims
+
+  std::vector<TensorId> graph_inputs() const;
+  std::vector<TensorId> graph_outputs() const;
+  std::uint64_t total_bytes() const;
+
+ private:
+  std::vector<Tensor> tensors_;
+  std::vector<Node> nodes_;
+  std::map<std::string, TensorId, std::less<>> tensor_index_;
+  std::map<std::string, NodeId, std::less<>> node_index_;
+};
+
+}  // namespace memplan::ir

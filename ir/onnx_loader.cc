@@ -1,0 +1,318 @@
+#include "ir/onnx_loader.h"
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/depth_first_search.hpp>
+#include <boost/graph/topological_sort.hpp>
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include "ir/classify.h"
+#include "ir/dim_binding.h"
+#include "ir/dtype.h"
+#include "ir/errors.h"
+#include "ir/sha256.h"
+#include "ir/shape_resolver.h"
+
+namespace memplan::ir {
+namespace {
+
+// Newest default-domain opset that Debian's ONNX 1.12 has schemas for.
+constexpr int64_t kKnownOpset = 17;
+
+std::string read_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw InputError(path + ": no such file");
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a directory, not a model file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot be read");
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.empty()) throw InputError(path + ": empty file");
+  return bytes;
+}
+
+// Names a subgraph reads from enclosing scopes (If/Loop/Scan bodies).
+void outer_names(const onnx::GraphProto& g, std::set<std::string>& used) {
+  std::set<std::string> defined;
+  for (const auto& v : g.input()) defined.insert(v.name());
+  for (const auto& t : g.initializer()) defined.insert(t.name());
+  for (const auto& n : g.node())
+    for (const auto& o : n.output()) defined.insert(o);
+  std::set<std::string> reads;
+  for (const auto& n : g.node()) {
+    for (const auto& i : n.input())
+      if (!i.empty()) reads.insert(i);
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) outer_names(a.g(), reads);
+      for (const auto& sub : a.graphs()) outer_names(sub, reads);
+    }
+  }
+  for (const auto& r : reads)
+    if (defined.count(r) == 0) used.insert(r);
+}
+
+Attributes read_attributes(const onnx::NodeProto& n) {
+  Attributes attrs;
+  for (const auto& a : n.attribute()) {
+    switch (a.type()) {
+      case onnx::AttributeProto::INT: attrs.ints[a.name()] = {a.i()}; break;
+      case onnx::AttributeProto::INTS: attrs.ints[a.name()] = {a.ints().begin(), a.ints().end()}; break;
+      case onnx::AttributeProto::FLOAT: attrs.floats[a.name()] = {a.f()}; break;
+      case onnx::AttributeProto::FLOATS:
+        attrs.floats[a.name()] = {a.floats().begin(), a.floats().end()};
+        break;
+      case onnx::AttributeProto::STRING: attrs.strings[a.name()] = a.s(); break;
+      default: break;
+    }
+  }
+  return attrs;
+}
+
+// Node order: the model's when it is topological (ONNX requires it), else a
+// topological order, and a clear error on a cycle.
+std::vector<int> node_order(const onnx::GraphProto& g, const std::vector<std::vector<int>>& preds,
+                            const std::vector<std::string>& names, const std::string& where,
+                            std::vector<std::string>& warnings) {
+  const int n = g.node_size();
+  bool in_order = true;
+  for (int v = 0; v < n && in_order; ++v)
+    for (int p : preds[v]) in_order = in_order && p < v;
+  std::vector<int> order(n);
+  for (int v = 0; v < n; ++v) order[v] = v;
+  if (in_order) return order;
+
+  using BGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
+  BGraph bg(n);
+  for (int v = 0; v < n; ++v)
+    for (int p : preds[v]) boost::add_edge(p, v, bg);
+
+  struct CycleFinder : boost::default_dfs_visitor {
+    int* at;
+    explicit CycleFinder(int* a) : at(a) {}
+    void back_edge(boost::graph_traits<BGraph>::edge_descriptor e, const BGraph& gr) {
+      if (*at < 0) *at = static_cast<int>(boost::target(e, gr));
+    }
+  };
+  int cycle_at = -1;
+  boost::depth_first_search(bg, boost::visitor(CycleFinder(&cycle_at)));
+  if (cycle_at >= 0)
+    throw InputError(where + ": the graph has a cycle through node '" + names[cycle_at] + "'");
+  std::vector<int> reversed;
+  boost::topological_sort(bg, std::back_inserter(reversed));
+  order.assign(reversed.rbegin(), reversed.rend());
+  warnings.push_back("nodes were not in topological order; memplan reordered them");
+  return order;
+}
+
+bool had_symbolic_dims(const onnx::ValueInfoProto& v) {
+  if (!v.type().has_tensor_type()) return false;
+  for (const auto& d : v.type().tensor_type().shape().dim())
+    if (d.has_dim_param()) return true;
+  return false;
+}
+
+void size_tensor(Tensor& t, const onnx::TypeProto* type, const LoadOptions& options,
+                 const std::string& where, std::vector<std::string>& unknown) {
+  if (type != nullptr && type->has_tensor_type()) t.elem_type = type->tensor_type().elem_type();
+  if (auto it = options.tensor_bytes.find(t.name); it != options.tensor_bytes.end()) {
+    t.bytes = it->second;
+    t.shape_known = false;
+    return;
+  }
+  if (type == nullptr || !type->has_tensor_type() || !type->tensor_type().has_shape() ||
+      t.elem_type == 0) {
+    if (type != nullptr && (type->has_sequence_type() || type->has_map_type() || type->has_optional_type()))
+      throw InputError(where + ": tensor '" + t.name +
+                       "' is a sequence, map or optional value; memplan sizes tensors only");
+    unknown.push_back(t.name);
+    return;
+  }
+  auto elem = element_size(t.elem_type);
+  if (!elem)
+    throw InputError(where + ": tensor '" + t.name + "' has element type " +
+                     std::string(dtype_name(t.elem_type)) +
+                     " without a fixed size; give its bytes in the costs file's \"tensors\"");
+  std::uint64_t bytes = *elem;
+  for (const auto& d : type->tensor_type().shape().dim()) {
+    if (!d.has_dim_value()) {
+      unknown.push_back(t.name);
+      t.shape.clear();
+      return;
+    }
+    if (d.dim_value() < 0)
+      throw InputError(where + ": tensor '" + t.name + "' has negative dim " + std::to_string(d.dim_value()));
+    t.shape.push_back(d.dim_value());
+    if (__builtin_mul_overflow(bytes, static_cast<std::uint64_t>(d.dim_value()), &bytes))
+      throw InputError(where + ": tensor '" + t.name + "': byte size overflows 64 bits");
+  }
+  t.bytes = bytes;
+  t.shape_known = true;
+}
+
+}  // namespace
+
+Graph build_graph(const onnx::ModelProto& model, const LoadOptions& options, const std::string& where,
+                  std::vector<std::string>& warnings) {
+  if (!model.has_graph() || model.graph().node_size() == 0)
+    throw InputError(where + ": the model has no graph nodes");
+  for (const auto& op : model.opset_import()) {
+    if ((op.domain().empty() || op.domain() == "ai.onnx") && op.version() > kKnownOpset) {
+      warnings.push_back("model uses opset " + std::to_string(op.version()) +
+                         "; this build's ONNX knows opsets up to " + std::to_string(kKnownOpset) +
+                         ", so shapes of ops changed since come from the model's value_info");
+    }
+  }
+  for (const auto& [name, value] : options.dims)
+    if (value < 0) throw UsageError("--dim " + name + "=" + std::to_string(value) + ": a dim must be >= 0");
+
+  const onnx::GraphProto& g = model.graph();
+
+  Graph graph;
+  graph.name = g.name();
+  graph.dims = options.dims;
+
+  // Graph inputs and initializers first: they are resident from the start.
+  std::set<std::string> data_inputs;  // inputs declared with symbolic dims
+  for (const auto& v : g.input()) {
+    if (v.name().empty()) throw InputError(where + ": a graph input has no name");
+    if (graph.find_tensor(v.name())) throw InputError(where + ": graph input '" + v.name() + "' declared twice");
+    graph.mutable_tensors()[graph.add_tensor(v.name())].is_graph_input = true;
+    if (had_symbolic_dims(v)) data_inputs.insert(v.name());
+  }
+  for (const auto& t : g.initializer()) {
+    TensorId id = graph.tensor_id(t.name());
+    graph.mutable_tensors()[id].is_initializer = true;
+  }
+
+  // Who makes what, with names for unnamed and duplicate-named nodes.
+  const int n = g.node_size();
+  std::vector<std::string> names(n);
+  std::set<std::string> taken;
+  for (int i = 0; i < n; ++i) taken.insert(g.node(i).name());
+  std::set<std::string> used_names;
+  std::unordered_map<std::string, int> producer;
+  for (int i = 0; i < n; ++i) {
+    const auto& node = g.node(i);
+    std::string name = node.name();
+    if (name.empty() || used_names.count(name) != 0) {
+      std::string base = (name.empty() ? node.op_type() : name) + "_" + std::to_string(i);
+      name = base;
+      for (int k = 2; taken.count(name) != 0 || used_names.count(name) != 0; ++k)
+        name = base + "_" + std::to_string(k);
+    }
+    used_names.insert(name);
+    names[i] = name;
+    for (const auto& out : node.output()) {
+      if (out.empty()) continue;
+      if (auto [it, fresh] = producer.emplace(out, i); !fresh)
+        throw InputError(where + ": tensor '" + out + "' is made by two nodes: '" + names[it->second] +
+                         "' and '" + name + "'");
+      if (graph.find_tensor(out))
+        throw InputError(where + ": node '" + name + "' writes graph input or initializer '" + out + "'");
+    }
+  }
+
+  // Reads, including outer-scope reads of subgraphs, checked to exist.
+  std::vector<std::vector<std::string>> reads(n);
+  std::vector<std::vector<int>> preds(n);
+  for (int i = 0; i < n; ++i) {
+    const auto& node = g.node(i);
+    for (const auto& in : node.input())
+      if (!in.empty()) reads[i].push_back(in);
+    std::set<std::string> captured;
+    for (const auto& a : node.attribute()) {
+      if (a.has_g()) outer_names(a.g(), captured);
+      for (const auto& sub : a.graphs()) outer_names(sub, captured);
+    }
+    for (const auto& c : captured)
+      if (producer.count(c) != 0 || graph.find_tensor(c)) reads[i].push_back(c);
+    for (const auto& r : reads[i]) {
+      if (auto it = producer.find(r); it != producer.end()) {
+        preds[i].push_back(it->second);
+      } else if (!graph.find_tensor(r)) {
+        throw InputError(where + ": node '" + names[i] + "' (" + node.op_type() + ") reads tensor '" + r +
+                         "' that no node makes and that is not a graph input or initializer");
+      }
+    }
+  }
+
+  // Shapes are inferred on a copy with dims bound, in the final node order
+  // (inference walks nodes in the order given).
+  const std::vector<int> order = node_order(g, preds, names, where, warnings);
+  onnx::ModelProto work = model;
+  bind_dims(work, options.dims, where);
+  if (!std::is_sorted(order.begin(), order.end())) {
+    auto* nodes = work.mutable_graph()->mutable_node();
+    google::protobuf::RepeatedPtrField<onnx::NodeProto> sorted;
+    for (int i : order) *sorted.Add() = g.node(i);
+    nodes->Swap(&sorted);
+  }
+  auto types = resolve_types(work, warnings);
+
+  for (int i : order) {
+    const auto& pn = g.node(i);
+    Node node;
+    node.name = names[i];
+    node.op_type = pn.op_type();
+    node.domain = pn.domain();
+    if (node.domain == "ai.onnx") node.domain.clear();
+    for (const auto& r : reads[i]) node.inputs.push_back(graph.tensor_id(r));
+    for (const auto& o : pn.output())
+      if (!o.empty()) node.outputs.push_back(graph.tensor_id(o));
+    node.attrs = read_attributes(pn);
+    graph.add_node(std::move(node));
+  }
+  for (const auto& v : g.output()) {
+    auto id = graph.find_tensor(v.name());
+    if (!id) throw InputError(where + ": graph output '" + v.name() + "' is made by no node");
+    graph.mutable_tensors()[*id].is_graph_output = true;
+  }
+
+  std::vector<std::string> unknown;
+  for (auto& t : graph.mutable_tensors()) {
+    auto it = types.find(t.name);
+    size_tensor(t, it == types.end() ? nullptr : &it->second, options, where, unknown);
+  }
+  if (!unknown.empty()) {
+    // Earliest first: later unknowns usually follow from the first.
+    auto step = [&](const std::string& name) {
+      auto p = graph.tensor(*graph.find_tensor(name)).producer;
+      return p == kNoNode ? -1 : static_cast<std::int64_t>(p);
+    };
+    std::stable_sort(unknown.begin(), unknown.end(),
+                     [&](const auto& a, const auto& b) { return step(a) < step(b); });
+    std::ostringstream msg;
+    msg << where << ": cannot size " << unknown.size() << " tensor(s) (shape unknown after inference):";
+    for (size_t i = 0; i < unknown.size() && i < 5; ++i) {
+      const Tensor& t = graph.tensor(*graph.find_tensor(unknown[i]));
+      msg << " '" << t.name << "'";
+      if (t.producer != kNoNode)
+        msg << " (from " << graph.node(t.producer).op_type << " node '" << graph.node(t.producer).name << "')";
+    }
+    if (unknown.size() > 5) msg << " …";
+    msg << "; give their bytes in a costs file (\"tensors\") or bind more dims";
+    throw InputError(msg.str());
+  }
+
+  classify(graph, options.loss, data_inputs, warnings);
+  return graph;
+}
+
+LoadedModel load_model(const std::string& path, const LoadOptions& options) {
+  LoadedModel loaded;
+  loaded.path = path;
+  std::string bytes = read_file(path);
+  loaded.sha256 = sha256_hex(bytes);
+  if (!loaded.proto.ParseFromString(bytes))
+    throw InputError(path + ": not an ONNX model (protobuf parse failed: truncated or another format)");
+  bytes.clear();
+  bytes.shrink_to_fit();
+  loaded.graph = build_graph(loaded.proto, options, path, loaded.warnings);
+  return loaded;
+}
+
+}  // namespace memplan::ir

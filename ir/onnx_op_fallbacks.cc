@@ -1,0 +1,193 @@
+#include "ir/onnx_op_fallbacks.h"
+
+#include <algorithm>
+#include <functional>
+#include <vector>
+
+#include "ir/inference_helpers.h"
+
+namespace memplan::ir {
+namespace {
+
+constexpr int kKnownOpset = 17;
+
+int64_t int_attr(InferenceContext& ctx, const char* name, int64_t fallback) {
+  const auto* a = ctx.getAttribute(name);
+  return a != nullptr && a->has_i() ? a->i() : fallback;
+}
+
+int32_t elem_type_of(InferenceContext& ctx, size_t i) {
+  return has_input(ctx, i) ? ctx.getInputType(i)->tensor_type().elem_type() : 0;
+}
+
+void reshape(InferenceContext& ctx) {
+  auto in = known_dims(ctx, 0);
+  auto target = shape_values(ctx, 1);
+  if (!in || !target) return;
+  int64_t total = 1;
+  for (auto d : *in) total *= d;
+  bool allow_zero = int_attr(ctx, "allowzero", 0) != 0;
+  std::vector<int64_t> out(*target);
+  int64_t known = 1;
+  int infer_at = -1;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == 0 && !allow_zero) {
+      if (i >= in->size()) return;
+      out[i] = (*in)[i];
+    }
+    if (out[i] == -1) {
+      if (infer_at >= 0) return;
+      infer_at = static_cast<int>(i);
+    } else {
+      known *= out[i];
+    }
+  }
+  if (infer_at >= 0) {
+    if (known == 0 || total % known != 0) return;
+    out[infer_at] = total / known;
+  }
+  set_output(ctx, 0, elem_type_of(ctx, 0), out);
+}
+
+// numpy broadcasting of two known shapes; nullopt when incompatible.
+std::optional<std::vector<int64_t>> broadcast(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  size_t rank = std::max(a.size(), b.size());
+  std::vector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i >= rank - a.size() ? a[i - (rank - a.size())] : 1;
+    int64_t db = i >= rank - b.size() ? b[i - (rank - b.size())] : 1;
+    if (da != db && da != 1 && db != 1) return std::nullopt;
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+void expand(InferenceContext& ctx) {
+  auto in = known_dims(ctx, 0);
+  auto shape = shape_values(ctx, 1);
+  if (!in || !shape) return;
+  if (auto out = broadcast(*in, *shape)) set_output(ctx, 0, elem_type_of(ctx, 0), *out);
+}
+
+void constant_of_shape(InferenceContext& ctx) {
+  auto shape = shape_values(ctx, 0);
+  if (!shape) return;
+  int32_t elem = onnx::TensorProto::FLOAT;
+  if (const auto* v = ctx.getAttribute("value"); v != nullptr && v->has_t()) elem = v->t().data_type();
+  set_output(ctx, 0, elem, *shape);
+}
+
+void range(InferenceContext& ctx) {
+  auto start = shape_values(ctx, 0), limit = shape_values(ctx, 1), delta = shape_values(ctx, 2);
+  if (!start || !limit || !delta || start->size() != 1 || limit->size() != 1 || delta->size() != 1 ||
+      (*delta)[0] == 0)
+    return;
+  int64_t s = (*start)[0], l = (*limit)[0], d = (*delta)[0];
+  // ceil((limit - start) / delta), at least 0
+  int64_t span = l - s;
+  int64_t n = span / d + ((span % d != 0 && ((span > 0) == (d > 0))) ? 1 : 0);
+  set_output(ctx, 0, elem_type_of(ctx, 0), {std::max<int64_t>(n, 0)});
+}
+
+void slice(InferenceContext& ctx) {
+  auto in = known_dims(ctx, 0);
+  auto starts = shape_values(ctx, 1), ends = shape_values(ctx, 2);
+  if (!in || !starts || !ends || starts->size() != ends->size()) return;
+  std::vector<int64_t> axes(starts->size()), steps(starts->size(), 1);
+  for (size_t i = 0; i < axes.size(); ++i) axes[i] = static_cast<int64_t>(i);
+  if (ctx.getNumInputs() > 3 && ctx.getInputType(3) != nullptr) {
+    auto a = shape_values(ctx, 3);
+    if (!a || a->size() != axes.size()) return;
+    axes = *a;
+  }
+  if (ctx.getNumInputs() > 4 && ctx.getInputType(4) != nullptr) {
+    auto s = shape_values(ctx, 4);
+    if (!s || s->size() != steps.size()) return;
+    steps = *s;
+  }
+  std::vector<int64_t> out(*in);
+  const auto rank = static_cast<int64_t>(in->size());
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
+    if (axis < 0 || axis >= rank || steps[i] == 0) return;
+    int64_t dim = (*in)[axis], step = steps[i];
+    auto clamp = [&](int64_t v, int64_t lo, int64_t hi) {
+      if (v < 0) v += dim;
+      return std::clamp(v, lo, hi);
+    };
+    int64_t b = step > 0 ? clamp((*starts)[i], 0, dim) : clamp((*starts)[i], -1, dim - 1);
+    int64_t e = step > 0 ? clamp((*ends)[i], 0, dim) : clamp((*ends)[i], -1, dim - 1);
+    int64_t n = step > 0 ? (e - b + step - 1) / step : (b - e + (-step) - 1) / (-step);
+    out[axis] = std::max<int64_t>(n, 0);
+  }
+  set_output(ctx, 0, elem_type_of(ctx, 0), out);
+}
+
+void reduce_sum(InferenceContext& ctx) {
+  auto in = known_dims(ctx, 0);
+  if (!in) return;
+  std::vector<int64_t> axes;
+  if (ctx.getNumInputs() > 1 && ctx.getInputType(1) != nullptr) {
+    auto a = shape_values(ctx, 1);
+    if (!a) return;
+    axes = *a;
+  }
+  bool keep = int_attr(ctx, "keepdims", 1) != 0;
+  if (axes.empty() && int_attr(ctx, "noop_with_empty_axes", 0) != 0) {
+    set_output(ctx, 0, elem_type_of(ctx, 0), *in);
+    return;
+  }
+  const auto rank = static_cast<int64_t>(in->size());
+  std::vector<bool> reduced(in->size(), axes.empty());
+  for (auto a : axes) {
+    int64_t axis = a < 0 ? a + rank : a;
+    if (axis < 0 || axis >= rank) return;
+    reduced[axis] = true;
+  }
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < in->size(); ++i) {
+    if (!reduced[i]) {
+      out.push_back((*in)[i]);
+    } else if (keep) {
+      out.push_back(1);
+    }
+  }
+  set_output(ctx, 0, elem_type_of(ctx, 0), out);
+}
+
+}  // namespace
+
+OnnxOpFallbacks::OnnxOpFallbacks() {
+  const std::vector<std::pair<const char*, std::function<void(InferenceContext&)>>> ops = {
+      {"Reshape", reshape}, {"Expand", expand}, {"ConstantOfShape", constant_of_shape},
+      {"Range", range},     {"Slice", slice},   {"ReduceSum", reduce_sum},
+  };
+  for (const auto& [op, ours] : ops) {
+    for (int v = 1; v <= kKnownOpset; ++v) {
+      const onnx::OpSchema* onnx_schema = onnx::OpSchemaRegistry::Schema(op, v, "");
+      if (onnx_schema == nullptr) continue;
+      auto key = std::make_pair(std::string(op), onnx_schema->SinceVersion());
+      if (schemas_.count(key) != 0) continue;
+      onnx::OpSchema copy = *onnx_schema;
+      auto theirs = onnx_schema->GetTypeAndShapeInferenceFunction();
+      copy.TypeAndShapeInferenceFunction([theirs, ours = ours](InferenceContext& ctx) {
+        try {
+          theirs(ctx);
+        } catch (const std::exception&) {
+          // ONNX's function rejects what it cannot see; ours may still tell.
+        }
+        if (!output_complete(ctx, 0)) ours(ctx);
+      });
+      schemas_.emplace(std::move(key), std::move(copy));
+    }
+  }
+}
+
+const onnx::OpSchema* OnnxOpFallbacks::find(const std::string& op, int opset) const {
+  const onnx::OpSchema* onnx_schema = onnx::OpSchemaRegistry::Schema(op, opset, "");
+  if (onnx_schema == nullptr) return nullptr;
+  auto it = schemas_.find({op, onnx_schema->SinceVersion()});
+  return it == schemas_.end() ? nullptr : &it->second;
+}
+
+}  // namespace memplan::ir
