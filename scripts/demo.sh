@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
-./scripts/build.sh --target memplan >/dev/null
+./scripts/build.sh memplan >/dev/null
 memplan=${BUILD_DIR:-build}/cli/memplan
 model=examples/mlp.training.onnx
 echo "== memplan inspect $model --dim batch=64"
