@@ -9,14 +9,19 @@
 
 #include "ir/device.h"
 #include "ir/graph.h"
+#include "solvers/decision.h"
 
 namespace memplan::planner {
 
-enum class Decision : std::uint8_t { kKeep, kSwap, kRecompute };
+// Solvers decide, the planner schedules: the type lives with the solvers.
+using Decision = solvers::Decision;
 std::string_view to_string(Decision d);
+// The inverse of to_string; nullopt for a string the format does not know.
+std::optional<Decision> parse_decision(std::string_view text);
 
 enum class StepOp : std::uint8_t { kCompute, kRecompute, kSwapOut, kSwapIn, kFree };
 std::string_view to_string(StepOp op);
+std::optional<StepOp> parse_step_op(std::string_view text);
 
 struct Step {
   StepOp op = StepOp::kCompute;
@@ -54,6 +59,9 @@ struct Plan {
   std::vector<double> node_seconds;      // by NodeId
   std::vector<std::uint64_t> tensor_bytes;  // by TensorId, as the plan states them
   std::vector<Decision> decisions;       // by TensorId
+  // By TensorId: the tensor whose storage this one shares (`alias_of` in
+  // tensors[]), or ir::kNoTensor. Empty when the plan declares no aliases.
+  std::vector<ir::TensorId> alias_of;
   std::vector<Step> schedule;
   Predicted predicted;
 };
