@@ -1,0 +1,228 @@
+#include "solvers/greedy_solver.h"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+
+#include "solvers/model_eval.h"
+#include "solvers/range_max_tree.h"
+
+namespace memplan::solvers {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Compute seconds spanned by a window of steps (for memory-time freed).
+struct Timeline {
+  std::vector<double> prefix;  // by step count, uniform when unknown
+  double span(const Interval& g) const {
+    if (g.empty()) return 0;
+    return prefix[static_cast<std::size_t>(g.end) + 1] - prefix[static_cast<std::size_t>(g.begin)];
+  }
+};
+
+// Greedy state: which option each candidate has, the per-step excess over
+// budget, and the link loads, kept in step with every move.
+class State {
+ public:
+  State(const Problem& p) : p_(p), choice_(p.candidates.size(), Decision::kKeep), excess_(init(p)) {}
+
+  const std::vector<Decision>& choice() const { return choice_; }
+  bool fits() const { return excess_.max() <= 0; }
+  std::int64_t worst() const { return excess_.max(); }
+  bool covers_excess(std::size_t i, Decision d) const {
+    const Interval* g = gap(i, d);
+    return g != nullptr && !g->empty() && excess_.max(g->begin, g->end) > 0;
+  }
+  void set(std::size_t i, Decision d) {
+    apply(i, choice_[i], +1);
+    choice_[i] = d;
+    apply(i, d, -1);
+  }
+  double cost(std::size_t i, Decision d) const {
+    const Candidate& c = p_.candidates[i];
+    return d == Decision::kSwap ? c.swap_exposed_seconds : d == Decision::kRecompute ? c.recompute_seconds : 0.0;
+  }
+  double objective() const {
+    double s = 0;
+    for (std::size_t i = 0; i < choice_.size(); ++i) s += cost(i, choice_[i]);
+    return s + std::max(0.0, out_ - p_.forward_seconds) + std::max(0.0, in_ - p_.backward_seconds);
+  }
+  const Interval* gap(std::size_t i, Decision d) const {
+    const Candidate& c = p_.candidates[i];
+    return d == Decision::kSwap ? &c.swap_gap : d == Decision::kRecompute ? &c.recompute_gap : nullptr;
+  }
+
+ private:
+  static RangeMaxTree init(const Problem& p) {
+    std::vector<std::int64_t> v(p.step_bytes.size());
+    for (std::size_t s = 0; s < v.size(); ++s)
+      v[s] = static_cast<std::int64_t>(p.step_bytes[s]) - static_cast<std::int64_t>(p.budget_bytes);
+    return RangeMaxTree(v);
+  }
+  // sign -1: the option frees its bytes over its window; +1 undoes that.
+  void apply(std::size_t i, Decision d, int sign) {
+    const Candidate& c = p_.candidates[i];
+    if (d == Decision::kSwap) {
+      out_ -= sign * c.swap_out_seconds;
+      in_ -= sign * c.swap_in_seconds;
+    }
+    const Interval* g = gap(i, d);
+    if (g != nullptr && !g->empty()) excess_.add(g->begin, g->end, sign * static_cast<std::int64_t>(c.bytes));
+  }
+
+  const Problem& p_;
+  std::vector<Decision> choice_;
+  RangeMaxTree excess_;
+  double out_ = 0, in_ = 0;
+};
+
+}  // namespace
+
+Solution GreedySolver::solve(const Problem& p, const SolverOptions& options) const {
+  const auto start = Clock::now();
+  const std::size_t n = p.candidates.size();
+  Timeline tl;
+  tl.prefix.resize(p.step_bytes.size() + 1);
+  // Windows measured in compute seconds; in steps when times are unknown.
+  const bool timed = p.step_seconds.size() == p.step_bytes.size();
+  for (std::size_t s = 0; s < p.step_bytes.size(); ++s)
+    tl.prefix[s + 1] = tl.prefix[s] + (timed ? p.step_seconds[s] : 1.0);
+
+  // The better option per candidate: memory-time freed per second of cost.
+  const double eps = 1e-9;
+  std::vector<Decision> preferred(n, Decision::kKeep);
+  std::vector<double> ratio(n, 0.0);
+  State st(p);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Candidate& c = p.candidates[i];
+    for (Decision d : {Decision::kSwap, Decision::kRecompute}) {
+      bool ok = d == Decision::kSwap ? (c.can_swap && config_.allow_swap) : (c.can_recompute && config_.allow_recompute);
+      if (!ok) continue;
+      double r = static_cast<double>(c.bytes) * tl.span(*st.gap(i, d)) / (st.cost(i, d) + eps);
+      if (preferred[i] == Decision::kKeep || r > ratio[i]) {
+        preferred[i] = d;
+        ratio[i] = r;
+      }
+    }
+  }
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return ratio[a] > ratio[b]; });
+
+  auto alternative = [&](std::size_t i) {
+    Decision other = preferred[i] == Decision::kSwap ? Decision::kRecompute : Decision::kSwap;
+    const Candidate& c = p.candidates[i];
+    bool ok = other == Decision::kSwap ? (c.can_swap && config_.allow_swap) : (c.can_recompute && config_.allow_recompute);
+    return ok ? other : Decision::kKeep;
+  };
+  // Phase 1: add in ratio order while the window still covers excess.
+  for (std::size_t i : order) {
+    if (st.fits()) break;
+    if (preferred[i] == Decision::kKeep) continue;
+    if (st.covers_excess(i, preferred[i])) {
+      st.set(i, preferred[i]);
+    } else if (Decision alt = alternative(i); alt != Decision::kKeep && st.covers_excess(i, alt)) {
+      st.set(i, alt);
+    }
+  }
+
+  // Phase 2: local search on the model.
+  auto undo_pass = [&] {
+    std::vector<std::size_t> chosen;
+    for (std::size_t i = 0; i < n; ++i)
+      if (st.choice()[i] != Decision::kKeep) chosen.push_back(i);
+    std::stable_sort(chosen.begin(), chosen.end(),
+                     [&](auto a, auto b) { return st.cost(a, st.choice()[a]) > st.cost(b, st.choice()[b]); });
+    for (std::size_t i : chosen) {
+      Decision was = st.choice()[i];
+      st.set(i, Decision::kKeep);
+      if (!st.fits()) st.set(i, was);
+    }
+  };
+  auto flip_pass = [&] {
+    for (std::size_t i = 0; i < n; ++i) {
+      Decision was = st.choice()[i];
+      if (was == Decision::kKeep) continue;
+      Decision other = was == Decision::kSwap ? Decision::kRecompute : Decision::kSwap;
+      const Candidate& c = p.candidates[i];
+      bool ok = other == Decision::kSwap ? (c.can_swap && config_.allow_swap) : (c.can_recompute && config_.allow_recompute);
+      if (!ok) continue;
+      double before = st.objective();
+      st.set(i, other);
+      if (!st.fits() || st.objective() >= before - 1e-15) st.set(i, was);
+    }
+  };
+  if (st.fits()) {
+    undo_pass();
+    flip_pass();
+    // Exchange: drop an expensive choice, refill from cheaper candidates.
+    for (int round = 0; round < config_.exchange_rounds; ++round) {
+      if (options.interrupted != nullptr && *options.interrupted) break;
+      std::size_t worst_i = n;
+      double worst_c = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        double c = st.cost(i, st.choice()[i]);
+        if (st.choice()[i] != Decision::kKeep && c > worst_c && ratio[i] >= 0) {
+          worst_c = c;
+          worst_i = i;
+        }
+      }
+      if (worst_i == n) break;
+      const std::vector<Decision> saved = st.choice();
+      const double before = st.objective();
+      ratio[worst_i] = -1;  // tried once
+      st.set(worst_i, Decision::kKeep);
+      for (std::size_t i : order) {
+        if (st.fits()) break;
+        if (i == worst_i || st.choice()[i] != Decision::kKeep || preferred[i] == Decision::kKeep) continue;
+        if (st.cost(i, preferred[i]) >= worst_c) continue;
+        if (st.covers_excess(i, preferred[i])) st.set(i, preferred[i]);
+      }
+      if (st.fits()) undo_pass();
+      if (!st.fits() || st.objective() >= before - 1e-15) {
+        for (std::size_t i = 0; i < n; ++i)
+          if (st.choice()[i] != saved[i]) st.set(i, saved[i]);
+      }
+    }
+  }
+
+  Solution out;
+  out.choice = st.choice();
+  // Phase 3: undo moves the simulator confirms (the model is an estimate).
+  if (options.simulate && st.fits() && config_.simulate_calls > 0) {
+    auto current = options.simulate(out.choice);
+    int calls = 1;
+    std::vector<std::size_t> chosen;
+    for (std::size_t i = 0; i < n; ++i)
+      if (out.choice[i] != Decision::kKeep) chosen.push_back(i);
+    std::stable_sort(chosen.begin(), chosen.end(),
+                     [&](auto a, auto b) { return st.cost(a, out.choice[a]) > st.cost(b, out.choice[b]); });
+    for (std::size_t i : chosen) {
+      if (!current || calls >= config_.simulate_calls) break;
+      if (options.interrupted != nullptr && *options.interrupted) break;
+      Decision was = out.choice[i];
+      st.set(i, Decision::kKeep);
+      if (!st.fits()) {
+        st.set(i, was);
+        continue;
+      }
+      auto trial = st.choice();
+      auto t = options.simulate(trial);
+      ++calls;
+      if (t && *t < *current) {
+        current = t;
+        out.choice = trial;
+      } else {
+        st.set(i, was);
+      }
+    }
+  }
+  ModelEval e = evaluate(p, out.choice);
+  out.objective_seconds = e.overhead_seconds;
+  out.status = e.fits ? "heuristic" : "infeasible";
+  out.solve_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return out;
+}
+
+}  // namespace memplan::solvers

@@ -1,0 +1,34 @@
+#pragma once
+#include "solvers/solver.h"
+
+namespace memplan::solvers {
+
+// The polynomial heuristic (docs/model.md §Greedy): per candidate the option
+// with the better memory-time freed per second of overhead; candidates in
+// that order while any step of their window is over budget; then local
+// search (undo, option flip, exchange) while the model's overhead drops, and
+// — when options.simulate is given — undo moves judged by the simulator.
+// O(C log C + (K + 2) C log S) for C candidates, S steps, K exchange rounds.
+class GreedySolver final : public Solver {
+ public:
+  struct Config {
+    bool allow_swap = true;
+    bool allow_recompute = true;
+    int exchange_rounds = 32;   // K
+    int simulate_calls = 40;    // budget of simulator-judged moves
+  };
+  GreedySolver() = default;
+  explicit GreedySolver(Config config) : config_(config) {}
+  std::string_view name() const override { return name_; }
+  Solution solve(const Problem& problem, const SolverOptions& options) const override;
+  GreedySolver& named(std::string name) {
+    name_ = std::move(name);
+    return *this;
+  }
+
+ private:
+  Config config_;
+  std::string name_ = "greedy";
+};
+
+}  // namespace memplan::solvers

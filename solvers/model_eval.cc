@@ -1,0 +1,67 @@
+#include "solvers/model_eval.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace memplan::solvers {
+
+bool allowed(const Candidate& c, Decision d) {
+  switch (d) {
+    case Decision::kKeep: return true;
+    case Decision::kSwap: return c.can_swap;
+    case Decision::kRecompute: return c.can_recompute;
+  }
+  return false;
+}
+
+std::vector<std::uint64_t> freed_per_step(const Problem& p, std::span<const Decision> choice) {
+  if (choice.size() != p.candidates.size()) throw std::invalid_argument("one choice per candidate");
+  // Difference array: +bytes where a gap opens, -bytes after it closes.
+  std::vector<std::int64_t> diff(p.step_bytes.size() + 1, 0);
+  for (std::size_t i = 0; i < choice.size(); ++i) {
+    const Candidate& c = p.candidates[i];
+    const Interval* gap = choice[i] == Decision::kSwap        ? &c.swap_gap
+                          : choice[i] == Decision::kRecompute ? &c.recompute_gap
+                                                              : nullptr;
+    if (gap == nullptr || gap->empty()) continue;
+    diff[static_cast<std::size_t>(gap->begin)] += static_cast<std::int64_t>(c.bytes);
+    diff[static_cast<std::size_t>(gap->end) + 1] -= static_cast<std::int64_t>(c.bytes);
+  }
+  std::vector<std::uint64_t> freed(p.step_bytes.size());
+  std::int64_t run = 0;
+  for (std::size_t s = 0; s < freed.size(); ++s) {
+    run += diff[s];
+    freed[s] = static_cast<std::uint64_t>(run);
+  }
+  return freed;
+}
+
+ModelEval evaluate(const Problem& p, std::span<const Decision> choice) {
+  ModelEval e;
+  auto freed = freed_per_step(p, choice);
+  for (std::size_t s = 0; s < freed.size(); ++s) {
+    std::uint64_t in_use = p.step_bytes[s] - std::min(freed[s], p.step_bytes[s]);
+    if (e.peak_step < 0 || in_use > e.peak_bytes) {
+      e.peak_bytes = in_use;
+      e.peak_step = static_cast<std::int64_t>(s);
+    }
+  }
+  e.fits = e.peak_bytes <= p.budget_bytes;
+  double out = 0, in = 0;
+  for (std::size_t i = 0; i < choice.size(); ++i) {
+    const Candidate& c = p.candidates[i];
+    if (choice[i] == Decision::kSwap) {
+      e.overhead_seconds += c.swap_exposed_seconds;
+      out += c.swap_out_seconds;
+      in += c.swap_in_seconds;
+    } else if (choice[i] == Decision::kRecompute) {
+      e.overhead_seconds += c.recompute_seconds;
+    }
+  }
+  e.link_out_excess = std::max(0.0, out - p.forward_seconds);
+  e.link_in_excess = std::max(0.0, in - p.backward_seconds);
+  e.overhead_seconds += e.link_out_excess + e.link_in_excess;
+  return e;
+}
+
+}  // namespace memplan::solvers

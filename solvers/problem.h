@@ -1,0 +1,51 @@
+#pragma once
+// The knapsack the solvers see (docs/model.md): candidates with sizes,
+// eviction windows and time costs, and the baseline memory per step. No
+// ONNX, no graph: a solver needs nothing else.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace memplan::solvers {
+
+// Steps [begin, end] inclusive; empty when begin > end.
+struct Interval {
+  std::int64_t begin = 0;
+  std::int64_t end = -1;
+  bool empty() const { return begin > end; }
+  bool contains(std::int64_t s) const { return begin <= s && s <= end; }
+};
+
+struct Candidate {
+  std::uint32_t tensor = 0;  // TensorId of the graph the problem came from
+  std::string name;          // for reports
+  std::uint64_t bytes = 0;
+  std::int64_t made = 0;                // step that makes it
+  std::int64_t last_forward_use = 0;    // its last forward reader (or `made`)
+  std::int64_t first_backward_use = 0;  // its first backward reader
+  // Steps during which the tensor is off the device under each choice.
+  Interval swap_gap;
+  Interval recompute_gap;
+  // Transfer durations (bytes / bandwidth) and what of them compute cannot hide.
+  double swap_out_seconds = 0;
+  double swap_in_seconds = 0;
+  double swap_exposed_seconds = 0;
+  // The producer's time plus the chain of forward tensors it needs again.
+  double recompute_seconds = 0;
+  bool can_swap = false;
+  bool can_recompute = false;
+};
+
+struct Problem {
+  std::vector<Candidate> candidates;
+  std::vector<std::uint64_t> step_bytes;  // baseline device memory during each step
+  std::vector<double> step_seconds;       // compute time of each step
+  std::uint64_t budget_bytes = 0;
+  double forward_seconds = 0;   // compute time the d2h link can hide under
+  double backward_seconds = 0;  // compute time the h2d link can hide under
+  double baseline_seconds = 0;  // the baseline iteration time
+
+  std::uint64_t baseline_peak() const;
+};
+
+}  // namespace memplan::solvers

@@ -1,0 +1,117 @@
+#include "solvers/problem_builder.h"
+
+#include <algorithm>
+
+#include "ir/baseline_memory.h"
+#include "ir/liveness.h"
+
+namespace memplan::solvers {
+namespace {
+
+// prefix[s] = compute time of the steps before s in the baseline order.
+std::vector<double> prefix_times(const ir::NodeCosts& costs) {
+  std::vector<double> prefix(costs.seconds.size() + 1, 0.0);
+  for (std::size_t i = 0; i < costs.seconds.size(); ++i) prefix[i + 1] = prefix[i] + costs.seconds[i];
+  return prefix;
+}
+
+// Time to recompute `t` at step `at`: its producer, plus (recursively) the
+// producers of inputs that are no longer on the device there in the
+// baseline. -1 when not possible (a random node, or a chain too long).
+double chain_seconds(const ir::Graph& g, const ir::NodeCosts& costs, const ir::Liveness& live,
+                     ir::TensorId t, std::int64_t at, int depth_left) {
+  const ir::Tensor& x = g.tensor(t);
+  if (x.producer == ir::kNoNode || depth_left <= 0) return -1;
+  const ir::Node& p = g.node(x.producer);
+  if (p.is_random()) return -1;
+  double total = costs.seconds[x.producer];
+  for (ir::TensorId in : p.inputs) {
+    bool resident_at = live.pinned(in) || (live.def_step(in) < at && live.free_step(in) >= at);
+    if (resident_at) continue;
+    double more = chain_seconds(g, costs, live, in, at, depth_left - 1);
+    if (more < 0) return -1;
+    total += more;
+  }
+  return total;
+}
+
+}  // namespace
+
+std::uint64_t Problem::baseline_peak() const {
+  std::uint64_t peak = 0;
+  for (auto b : step_bytes) peak = std::max(peak, b);
+  return peak;
+}
+
+Problem build_problem(const ir::Graph& g, const ir::NodeCosts& costs, std::uint64_t budget_bytes,
+                      const ProblemOptions& options) {
+  Problem pr;
+  ir::Liveness live(g);
+  ir::BaselineMemory base = ir::baseline_memory(g, live);
+  pr.step_bytes = base.after_compute;
+  pr.step_seconds = costs.seconds;
+  pr.budget_bytes = budget_bytes;
+  const auto prefix = prefix_times(costs);
+  pr.baseline_seconds = prefix.back();
+  for (ir::NodeId i = 0; i < g.nodes().size(); ++i)
+    (g.node(i).is_forward ? pr.forward_seconds : pr.backward_seconds) += costs.seconds[i];
+  const double d2h = costs.device.d2h_bytes_per_s, h2d = costs.device.h2d_bytes_per_s;
+  auto time_between = [&](std::int64_t from_step, std::int64_t to_step) {  // steps [from, to)
+    return prefix[static_cast<std::size_t>(to_step)] - prefix[static_cast<std::size_t>(from_step)];
+  };
+
+  for (ir::TensorId t = 0; t < g.tensors().size(); ++t) {
+    const ir::Tensor& x = g.tensor(t);
+    if (x.cls != ir::TensorClass::kActivation || x.bytes < options.min_bytes || x.producer == ir::kNoNode)
+      continue;
+    Candidate c;
+    c.tensor = t;
+    c.name = x.name;
+    c.bytes = x.bytes;
+    c.made = x.producer;
+    c.last_forward_use = c.made;
+    c.first_backward_use = -1;
+    for (ir::NodeId r : x.consumers) {
+      if (g.node(r).is_forward) {
+        c.last_forward_use = std::max<std::int64_t>(c.last_forward_use, r);
+      } else if (c.first_backward_use < 0) {
+        c.first_backward_use = r;
+      }
+    }
+    const std::int64_t k = c.first_backward_use;
+    if (k < 0 || k <= c.last_forward_use + 1) continue;  // nothing between the uses
+
+    // Swap: the free waits for the copy out, so it goes where forward
+    // compute since the tensor was made covers the copy; the copy in starts
+    // where backward compute until the reader covers it.
+    if (options.allow_swap && d2h > 0 && h2d > 0) {
+      c.swap_out_seconds = static_cast<double>(c.bytes) / d2h;
+      c.swap_in_seconds = static_cast<double>(c.bytes) / h2d;
+      // prefix is non-decreasing: both points are binary searches.
+      const auto first = prefix.begin();
+      double out_done = prefix[static_cast<std::size_t>(c.made + 1)] + c.swap_out_seconds;
+      std::int64_t free_after = (std::lower_bound(first, prefix.end(), out_done) - first) - 1;
+      free_after = std::clamp(free_after, c.last_forward_use, k - 1);
+      double exposed_out = std::max(0.0, c.swap_out_seconds - time_between(c.made + 1, free_after + 1));
+      double in_start = prefix[static_cast<std::size_t>(k)] - c.swap_in_seconds;
+      std::int64_t load_at = (std::upper_bound(first, prefix.end(), in_start) - first) - 1;  // swap_in before this step
+      load_at = std::clamp(load_at, free_after + 1, k);
+      double exposed_in = std::max(0.0, c.swap_in_seconds - time_between(load_at, k));
+      c.swap_gap = Interval{free_after + 1, load_at - 1};
+      c.swap_exposed_seconds = exposed_out + exposed_in;
+      c.can_swap = !c.swap_gap.empty();
+    }
+    if (options.allow_recompute) {
+      double s = chain_seconds(g, costs, live, t, k, options.max_recompute_chain);
+      if (s >= 0) {
+        c.recompute_seconds = s;
+        c.recompute_gap = Interval{c.last_forward_use + 1, k - 1};
+        c.can_recompute = true;
+      }
+    }
+    if (c.can_swap || c.can_recompute) pr.candidates.push_back(std::move(c));
+  }
+  return pr;
+}
+
+}  // namespace memplan::solvers

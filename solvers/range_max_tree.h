@@ -1,0 +1,27 @@
+#pragma once
+// Range add / range max over steps, lazily: the greedy's view of how far
+// each step is over budget, kept current as candidates come and go.
+#include <cstdint>
+#include <vector>
+
+namespace memplan::solvers {
+
+class RangeMaxTree {
+ public:
+  explicit RangeMaxTree(const std::vector<std::int64_t>& values);
+  void add(std::int64_t lo, std::int64_t hi, std::int64_t delta);  // [lo, hi] inclusive
+  std::int64_t max(std::int64_t lo, std::int64_t hi) const;
+  std::int64_t max() const { return tree_.empty() ? INT64_MIN : tree_[1]; }
+  // The first index holding the overall maximum.
+  std::int64_t argmax() const;
+
+ private:
+  void build(std::size_t node, std::int64_t l, std::int64_t r, const std::vector<std::int64_t>& v);
+  void add(std::size_t node, std::int64_t l, std::int64_t r, std::int64_t lo, std::int64_t hi, std::int64_t d);
+  std::int64_t max(std::size_t node, std::int64_t l, std::int64_t r, std::int64_t lo, std::int64_t hi) const;
+
+  std::int64_t n_ = 0;
+  std::vector<std::int64_t> tree_, lazy_;
+};
+
+}  // namespace memplan::solvers

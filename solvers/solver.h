@@ -1,0 +1,45 @@
+#pragma once
+// One interface for the heuristic, the ILP and the baselines.
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "solvers/decision.h"
+#include "solvers/problem.h"
+
+namespace memplan::solvers {
+
+struct SolverOptions {
+  double time_limit_seconds = 60;
+  int threads = 1;  // Cbc threads; 1 keeps results reproducible
+  bool progress = false;  // incumbent / bound / elapsed on stderr
+  // Optional: the true overhead (seconds) of an assignment, from the
+  // scheduler and simulator. Local search uses it when given; the
+  // solvers never depend on the planner themselves.
+  std::function<std::optional<double>(const std::vector<Decision>&)> simulate;
+  // A starting assignment (the ILP's warm start).
+  std::vector<Decision> warm_start;
+  // Set from a signal handler: stop and return the best found so far.
+  const volatile bool* interrupted = nullptr;
+};
+
+struct Solution {
+  std::vector<Decision> choice;  // one per candidate
+  std::string status;            // optimal, feasible, time_limit, heuristic, infeasible
+  double objective_seconds = 0;  // under the model
+  std::optional<double> bound_seconds;
+  double solve_seconds = 0;
+  std::string note;  // e.g. "coarsened: 412 groups for 1536 candidates"
+};
+
+class Solver {
+ public:
+  virtual ~Solver() = default;
+  virtual std::string_view name() const = 0;
+  virtual Solution solve(const Problem& problem, const SolverOptions& options) const = 0;
+};
+
+}  // namespace memplan::solvers

@@ -1,0 +1,94 @@
+#include "solvers/ilp_solver.h"
+
+#include <gtest/gtest.h>
+
+#include "random_problem.h"
+#include "solvers/greedy_solver.h"
+#include "solvers/model_eval.h"
+
+namespace memplan::solvers {
+namespace {
+
+// The best assignment by trying all 3^n (the model's ground truth).
+std::optional<double> exhaustive_optimum(const Problem& p) {
+  const std::size_t n = p.candidates.size();
+  std::vector<Decision> choice(n, Decision::kKeep);
+  std::optional<double> best;
+  std::size_t total = 1;
+  for (std::size_t i = 0; i < n; ++i) total *= 3;
+  for (std::size_t code = 0; code < total; ++code) {
+    std::size_t c = code;
+    bool ok = true;
+    for (std::size_t i = 0; i < n; ++i, c /= 3) {
+      choice[i] = static_cast<Decision>(c % 3);
+      ok = ok && allowed(p.candidates[i], choice[i]);
+    }
+    if (!ok) continue;
+    ModelEval e = evaluate(p, choice);
+    if (e.fits && (!best || e.overhead_seconds < *best)) best = e.overhead_seconds;
+  }
+  return best;
+}
+
+class SmallProblems : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(SmallProblems, IlpOptimumEqualsExhaustiveEnumeration) {
+  for (double fraction : {0.9, 0.75, 0.6}) {
+    Problem p = test::random_problem(GetParam(), 10, 40, fraction);
+    auto truth = exhaustive_optimum(p);
+    Solution s = IlpSolver().solve(p, {});
+    if (!truth) {
+      EXPECT_EQ(s.status, "infeasible") << "fraction " << fraction;
+      continue;
+    }
+    ASSERT_EQ(s.status, "optimal") << s.note;
+    EXPECT_NEAR(s.objective_seconds, *truth, 1e-9) << "fraction " << fraction;
+    ModelEval e = evaluate(p, s.choice);
+    EXPECT_TRUE(e.fits);
+    EXPECT_NEAR(e.overhead_seconds, s.objective_seconds, 1e-12);
+  }
+}
+
+TEST_P(SmallProblems, NoHeuristicBeatsTheIlpBound) {
+  for (double fraction : {0.95, 0.8, 0.65}) {
+    Problem p = test::random_problem(GetParam() + 100, 12, 60, fraction);
+    Solution ilp = IlpSolver().solve(p, {});
+    Solution greedy = GreedySolver().solve(p, {});
+    if (ilp.status == "infeasible") continue;
+    ASSERT_TRUE(ilp.bound_seconds.has_value());
+    if (greedy.status == "heuristic") {
+      EXPECT_GE(greedy.objective_seconds, *ilp.bound_seconds - 1e-9);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, SmallProblems, ::testing::Range(1u, 9u));
+
+TEST(IlpSolver, WarmStartIsNeverWorsened) {
+  Problem p = test::random_problem(42, 60, 200, 0.6);
+  Solution greedy = GreedySolver().solve(p, {});
+  ASSERT_EQ(greedy.status, "heuristic");
+  SolverOptions o;
+  o.warm_start = greedy.choice;
+  o.time_limit_seconds = 2;
+  Solution ilp = IlpSolver().solve(p, o);
+  EXPECT_TRUE(evaluate(p, ilp.choice).fits);
+  EXPECT_LE(ilp.objective_seconds, greedy.objective_seconds + 1e-12);
+}
+
+TEST(IlpSolver, ReportsInfeasibleBudgets) {
+  Problem p = test::random_problem(7, 8, 30, 0.01);
+  Solution s = IlpSolver().solve(p, {});
+  EXPECT_EQ(s.status, "infeasible");
+}
+
+TEST(IlpSolver, FitsAlreadyMeansKeepEverything) {
+  Problem p = test::random_problem(3, 8, 30, 1.0);
+  Solution s = IlpSolver().solve(p, {});
+  EXPECT_EQ(s.status, "optimal");
+  EXPECT_EQ(s.objective_seconds, 0.0);
+  for (auto d : s.choice) EXPECT_EQ(d, Decision::kKeep);
+}
+
+}  // namespace
+}  // namespace memplan::solvers

@@ -1,0 +1,49 @@
+#pragma once
+// Seeded random knapsack problems shaped like training graphs: a memory
+// hill that rises through the forward and falls through the backward, and
+// activations whose windows span the middle.
+#include <random>
+
+#include "solvers/problem.h"
+
+namespace memplan::test {
+
+inline solvers::Problem random_problem(unsigned seed, int candidates, int steps, double budget_fraction) {
+  std::mt19937 rng(seed);
+  solvers::Problem p;
+  p.step_bytes.assign(steps, 1000);
+  p.step_seconds.assign(steps, 1e-3);
+  const int mid = steps / 2;
+  std::uniform_int_distribution<int> made(0, mid - 2), back(mid + 1, steps - 1);
+  std::uniform_int_distribution<std::uint64_t> size(100, 5000);
+  std::uniform_real_distribution<double> secs(1e-4, 5e-3);
+  for (int i = 0; i < candidates; ++i) {
+    solvers::Candidate c;
+    c.tensor = static_cast<std::uint32_t>(i);
+    c.name = "t" + std::to_string(i);
+    c.bytes = size(rng);
+    c.made = made(rng);
+    c.last_forward_use = c.made + 1;
+    c.first_backward_use = back(rng);
+    c.recompute_gap = {c.last_forward_use + 1, c.first_backward_use - 1};
+    c.swap_gap = {c.last_forward_use + 2, c.first_backward_use - 3};
+    c.swap_out_seconds = c.swap_in_seconds = static_cast<double>(c.bytes) * 2e-7;
+    c.swap_exposed_seconds = (rng() % 3 == 0) ? secs(rng) * 0.2 : 0.0;
+    c.recompute_seconds = secs(rng);
+    c.can_swap = !c.swap_gap.empty() && rng() % 5 != 0;
+    c.can_recompute = rng() % 4 != 0;
+    // The tensor occupies memory from made to first backward use.
+    for (int s = static_cast<int>(c.made); s <= c.first_backward_use; ++s) p.step_bytes[s] += c.bytes;
+    p.candidates.push_back(c);
+  }
+  for (int s = 0; s < steps; ++s) {
+    p.forward_seconds += s < mid ? 1e-3 : 0;
+    p.backward_seconds += s >= mid ? 1e-3 : 0;
+  }
+  p.baseline_seconds = steps * 1e-3;
+  std::uint64_t peak = p.baseline_peak();
+  p.budget_bytes = static_cast<std::uint64_t>(budget_fraction * static_cast<double>(peak));
+  return p;
+}
+
+}  // namespace memplan::test
