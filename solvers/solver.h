@@ -33,6 +33,9 @@ struct Solution {
   std::optional<double> bound_seconds;
   double solve_seconds = 0;
   std::string note;  // e.g. "coarsened: 412 groups for 1536 candidates"
+  // A schedule hint: how far ahead swap_ins may be prefetched (vDNN's
+  // "one layer ahead"); unset: the scheduler's default.
+  std::optional<std::size_t> prefetch_window;
 };
 
 class Solver {

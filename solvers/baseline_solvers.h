@@ -1,0 +1,49 @@
+#pragma once
+// The peers memplan is measured against, as solvers of the same problem.
+#include <memory>
+
+#include "solvers/solver.h"
+
+namespace memplan::solvers {
+
+// Chen et al. 2016, sqrt(n) checkpointing: keep every ceil(sqrt(n))-th
+// activation in forward order, recompute the others. Ignores the budget.
+class ChenSqrtSolver final : public Solver {
+ public:
+  std::string_view name() const override { return "chen-sqrt"; }
+  Solution solve(const Problem& problem, const SolverOptions& options) const override;
+};
+
+// vDNN-style swap-only: offload every activation that can be, prefetch one
+// layer ahead. Ignores the budget.
+class VdnnSolver final : public Solver {
+ public:
+  std::string_view name() const override { return "vdnn"; }
+  Solution solve(const Problem& problem, const SolverOptions& options) const override;
+};
+
+// ATP's rule: per tensor, swap when size/swap-time beats size/recompute-time
+// (else recompute); take tensors by that efficiency until their bytes cover
+// the baseline peak's excess over the budget.
+class AtpSolver final : public Solver {
+ public:
+  std::string_view name() const override { return "atp"; }
+  Solution solve(const Problem& problem, const SolverOptions& options) const override;
+};
+
+// Another solver on the problem with some options switched off: PyTorch's
+// activation_memory_budget is the recompute-only knapsack, greedy or exact.
+class RestrictedSolver final : public Solver {
+ public:
+  RestrictedSolver(std::unique_ptr<Solver> inner, bool allow_swap, bool allow_recompute, std::string name)
+      : inner_(std::move(inner)), allow_swap_(allow_swap), allow_recompute_(allow_recompute), name_(std::move(name)) {}
+  std::string_view name() const override { return name_; }
+  Solution solve(const Problem& problem, const SolverOptions& options) const override;
+
+ private:
+  std::unique_ptr<Solver> inner_;
+  bool allow_swap_, allow_recompute_;
+  std::string name_;
+};
+
+}  // namespace memplan::solvers
