@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <numeric>
+#include <queue>
 
 #include "solvers/model_eval.h"
 #include "solvers/range_max_tree.h"
@@ -30,6 +32,7 @@ class State {
   const std::vector<Decision>& choice() const { return choice_; }
   bool fits() const { return excess_.max() <= 0; }
   std::int64_t worst() const { return excess_.max(); }
+  std::int64_t worst_step() const { return excess_.argmax(); }
   bool covers_excess(std::size_t i, Decision d) const {
     const Interval* g = gap(i, d);
     return g != nullptr && !g->empty() && excess_.max(g->begin, g->end) > 0;
@@ -42,6 +45,22 @@ class State {
   double cost(std::size_t i, Decision d) const {
     const Candidate& c = p_.candidates[i];
     return d == Decision::kSwap ? c.swap_exposed_seconds : d == Decision::kRecompute ? c.recompute_seconds : 0.0;
+  }
+  // Cost of moving candidate i to option d, including what it adds to (or
+  // takes from) the link excess: swaps past the hiding compute cost in full.
+  double marginal(std::size_t i, Decision d) const {
+    auto link = [&](double out, double in) {
+      return std::max(0.0, out - p_.forward_seconds) + std::max(0.0, in - p_.backward_seconds);
+    };
+    const Candidate& c = p_.candidates[i];
+    double out = out_, in = in_;
+    if (choice_[i] == Decision::kSwap) {
+      out -= c.swap_out_seconds;
+      in -= c.swap_in_seconds;
+    }
+    double base = link(out, in);
+    double after = d == Decision::kSwap ? link(out + c.swap_out_seconds, in + c.swap_in_seconds) : base;
+    return cost(i, d) - cost(i, choice_[i]) + after - link(out_, in_);
   }
   double objective() const {
     double s = 0;
@@ -110,22 +129,72 @@ Solution GreedySolver::solve(const Problem& p, const SolverOptions& options) con
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return ratio[a] > ratio[b]; });
 
-  auto alternative = [&](std::size_t i) {
-    Decision other = preferred[i] == Decision::kSwap ? Decision::kRecompute : Decision::kSwap;
+  auto option_ok = [&](std::size_t i, Decision d) {
     const Candidate& c = p.candidates[i];
-    bool ok = other == Decision::kSwap ? (c.can_swap && config_.allow_swap) : (c.can_recompute && config_.allow_recompute);
-    return ok ? other : Decision::kKeep;
+    return d == Decision::kSwap ? (c.can_swap && config_.allow_swap) : (c.can_recompute && config_.allow_recompute);
   };
-  // Phase 1: add in ratio order while the window still covers excess.
-  for (std::size_t i : order) {
-    if (st.fits()) break;
-    if (preferred[i] == Decision::kKeep) continue;
-    if (st.covers_excess(i, preferred[i])) {
-      st.set(i, preferred[i]);
-    } else if (Decision alt = alternative(i); alt != Decision::kKeep && st.covers_excess(i, alt)) {
-      st.set(i, alt);
+  // The best option of a kept candidate now: memory-time freed per second
+  // it adds (link included), among options whose window covers excess.
+  auto best_now = [&](std::size_t i, Decision& best) {
+    double r = -1;
+    best = Decision::kKeep;
+    for (Decision d : {Decision::kSwap, Decision::kRecompute}) {
+      if (!option_ok(i, d) || !st.covers_excess(i, d)) continue;
+      double v = static_cast<double>(p.candidates[i].bytes) * tl.span(*st.gap(i, d)) / (st.marginal(i, d) + eps);
+      if (v > r) {
+        r = v;
+        best = d;
+      }
     }
-  }
+    return r;
+  };
+  // Lazy greedy: costs only grow as the link fills, so a popped entry whose
+  // fresh ratio still tops the heap is the true best.
+  auto fill = [&](double cost_limit, std::size_t skip) {
+    std::priority_queue<std::pair<double, std::size_t>> heap;
+    for (std::size_t i : order)
+      if (st.choice()[i] == Decision::kKeep && i != skip && preferred[i] != Decision::kKeep) heap.emplace(ratio[i], i);
+    while (!st.fits() && !heap.empty()) {
+      auto [r, i] = heap.top();
+      heap.pop();
+      Decision d;
+      double fresh = best_now(i, d);
+      if (d == Decision::kKeep || st.marginal(i, d) > cost_limit) continue;
+      if (!heap.empty() && fresh < heap.top().first) {
+        heap.emplace(fresh, i);
+        continue;
+      }
+      st.set(i, d);
+    }
+  };
+  // Repair: while a step is still over budget, take the cheapest move per
+  // byte among candidates whose other window covers it.
+  auto repair = [&] {
+    while (!st.fits()) {
+      const std::int64_t s_worst = st.worst_step();
+      std::size_t best_i = n;
+      Decision best_d = Decision::kKeep;
+      double best_v = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const Interval* cur = st.gap(i, st.choice()[i]);
+        if (cur != nullptr && cur->contains(s_worst)) continue;
+        for (Decision d : {Decision::kSwap, Decision::kRecompute}) {
+          if (!option_ok(i, d) || !st.gap(i, d)->contains(s_worst)) continue;
+          double v = st.marginal(i, d) / static_cast<double>(p.candidates[i].bytes);
+          if (best_i == n || v < best_v) {
+            best_i = i;
+            best_d = d;
+            best_v = v;
+          }
+        }
+      }
+      if (best_i == n) return;  // nothing left covers that step
+      st.set(best_i, best_d);
+    }
+  };
+  // Phase 1: lazy greedy, then repair.
+  fill(std::numeric_limits<double>::infinity(), n);
+  repair();
 
   // Phase 2: local search on the model.
   auto undo_pass = [&] {
@@ -173,12 +242,7 @@ Solution GreedySolver::solve(const Problem& p, const SolverOptions& options) con
       const double before = st.objective();
       ratio[worst_i] = -1;  // tried once
       st.set(worst_i, Decision::kKeep);
-      for (std::size_t i : order) {
-        if (st.fits()) break;
-        if (i == worst_i || st.choice()[i] != Decision::kKeep || preferred[i] == Decision::kKeep) continue;
-        if (st.cost(i, preferred[i]) >= worst_c) continue;
-        if (st.covers_excess(i, preferred[i])) st.set(i, preferred[i]);
-      }
+      fill(worst_c, worst_i);
       if (st.fits()) undo_pass();
       if (!st.fits() || st.objective() >= before - 1e-15) {
         for (std::size_t i = 0; i < n; ++i)

@@ -135,7 +135,7 @@ Solution IlpSolver::solve(const Problem& problem, const SolverOptions& options) 
 
   std::string secs = std::to_string(std::max(0.1, options.time_limit_seconds));
   std::string threads = std::to_string(std::max(1, options.threads));
-  const char* argv[] = {"memplan-ilp", "-sec", secs.c_str(), "-threads", threads.c_str(),
+  const char* argv[] = {"memplan-ilp", "-timeMode", "elapsed", "-sec", secs.c_str(), "-threads", threads.c_str(),
                         "-log", "0", "-solve", "-quit"};
   CbcMain1(static_cast<int>(sizeof(argv) / sizeof(argv[0])), argv, model);
 
