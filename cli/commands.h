@@ -7,5 +7,10 @@ namespace memplan::cli {
 
 void add_inspect_command(CLI::App& app);
 void add_devices_command(CLI::App& app);
+void add_plan_command(CLI::App& app);
+void add_compare_command(CLI::App& app);
+void add_maxbatch_command(CLI::App& app);
+void add_simulate_command(CLI::App& app);
+void add_validate_command(CLI::App& app);
 
 }  // namespace memplan::cli

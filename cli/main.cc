@@ -9,6 +9,11 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "memplan 0.1.0");
   memplan::cli::add_inspect_command(app);
   memplan::cli::add_devices_command(app);
+  memplan::cli::add_plan_command(app);
+  memplan::cli::add_compare_command(app);
+  memplan::cli::add_maxbatch_command(app);
+  memplan::cli::add_simulate_command(app);
+  memplan::cli::add_validate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,6 +1,7 @@
 #pragma once
 // Turns per-tensor decisions (keep / swap / recompute) into a schedule that
-// is valid under PLAN_FORMAT.md and overlaps transfers with compute.
+// is valid under PLAN_FORMAT.md and overlaps transfers with compute. The
+// rules it follows: docs/scheduling.md.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,26 +14,43 @@ namespace memplan::planner {
 
 struct ScheduleOptions {
   std::uint64_t budget_bytes = UINT64_MAX;
-  // Look-ahead window (steps) for prefetching swap_ins before their reader.
+  // Look-ahead window for prefetching a swap_in: no earlier than this many
+  // compute/recompute steps before its reader, widened back to where the
+  // copy must start for it and the copies queued behind it to end in time
+  // (estimated); SIZE_MAX: no limit but the budget. docs/scheduling.md, rule 8.
   std::size_t prefetch_window = 64;
+  // Delay the free that ends a swapped tensor's forward residency until its
+  // swap_out is estimated to have ended, as long as memory stays within the
+  // budget, so the compute stream does not wait on the copy.
+  bool defer_swap_frees = true;
+  // Repair rounds over budget: a swapped or recomputed tensor held between
+  // two reads across a peak over the budget is released after the first and
+  // reloaded again for the second; each round reschedules and looks at the
+  // peaks left. 0: hold every reloaded tensor until its last reader.
+  std::size_t split_rounds = 4;
 };
 
 struct ScheduleResult {
   std::vector<Step> schedule;
-  bool fits = true;                 // peak <= budget
+  bool fits = true;  // peak <= budget
   std::uint64_t peak_bytes = 0;
   // When it does not fit: by how much, and where (step index, what is resident).
   std::uint64_t over_budget_bytes = 0;
+  // The first step after which memory is at its peak (-1: the initial
+  // state); set whether or not it fits.
   std::int64_t worst_step = -1;
-  std::string diagnosis;
+  std::string diagnosis;  // one line; empty when it fits
   // The decisions as applied: a decision that cannot apply (swap or
   // recompute of a graph input or output, recompute of a random node's
-  // output or of a tensor no backward node reads) falls back to keep.
+  // output, swap or recompute of a tensor that nothing reads after its last
+  // forward reader: no backward node and no recompute chain) falls back to
+  // keep. By TensorId; a missing entry of `decisions` counts as keep.
   std::vector<Decision> applied;
 };
 
 // decisions: by TensorId.
 ScheduleResult make_schedule(const ir::Graph& graph, const ir::NodeCosts& costs,
-                             const std::vector<Decision>& decisions, const ScheduleOptions& options);
+                             const std::vector<Decision>& decisions,
+                             const ScheduleOptions& options);
 
 }  // namespace memplan::planner

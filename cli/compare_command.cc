@@ -1,0 +1,129 @@
+// `memplan compare`: every solver and baseline at several budgets, one table.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/model_inputs.h"
+#include "cli/plan_options.h"
+#include "ir/baseline_memory.h"
+#include "ir/errors.h"
+#include "ir/liveness.h"
+#include "ir/units.h"
+#include "planner/plan_search.h"
+#include "solvers/solver_registry.h"
+
+namespace memplan::cli {
+namespace {
+
+struct CompareArgs {
+  ModelOptions model;
+  std::string budgets = "80%,60%,40%,30%";
+  std::string solvers;  // default: all
+  double time_limit = 30;
+  bool json = false;
+};
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+void run_compare(const CompareArgs& a) {
+  ModelInputs in = load_inputs(a.model);
+  print_warnings(in.warnings);
+  const ir::Graph& g = in.model.graph;
+  const std::uint64_t baseline_peak = ir::baseline_memory(g, ir::Liveness(g)).peak_bytes;
+  std::vector<std::string> names = a.solvers.empty() ? solvers::solver_names() : split(a.solvers);
+  if (a.solvers.empty()) names.push_back("dtr");
+  for (const auto& n : names)
+    if (n != "dtr" && n != "auto") solvers::make_solver(n);  // unknown names fail before any work
+
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const auto& budget_text : split(a.budgets)) {
+    const std::uint64_t budget = parse_budget(budget_text, baseline_peak);
+    for (const auto& name : names) {
+      planner::PlanRequest req;
+      req.budget_bytes = budget;
+      req.solver = name;
+      req.time_limit_seconds = a.time_limit;
+      req.model_path = in.model.path;
+      req.model_sha256 = in.model.sha256;
+      nlohmann::ordered_json row;
+      row["budget"] = budget_text;
+      row["budget_bytes"] = budget;
+      row["solver"] = name;
+      try {
+        planner::PlanOutcome out = planner::search_plan(g, in.costs, req);
+        const auto& pr = out.plan.predicted;
+        row["fits"] = out.fits;
+        row["peak_bytes"] = pr.peak_bytes;
+        row["iteration_seconds"] = pr.iteration_seconds;
+        row["overhead_percent"] = 100.0 * (pr.iteration_seconds / pr.baseline_iteration_seconds - 1.0);
+        row["solve_seconds"] = out.plan.solver.solve_seconds;
+        row["status"] = out.plan.solver.status;
+        if (out.plan.solver.bound_seconds && out.plan.solver.objective_seconds > 0) {
+          row["ilp_gap_percent"] = 100.0 * (out.plan.solver.objective_seconds - *out.plan.solver.bound_seconds) /
+                                   out.plan.solver.objective_seconds;
+        } else {
+          row["ilp_gap_percent"] = nullptr;
+        }
+      } catch (const InvalidPlanError& e) {
+        row["fits"] = false;
+        row["error"] = e.what();
+      }
+      rows.push_back(row);
+    }
+  }
+  if (a.json) {
+    nlohmann::ordered_json doc;
+    doc["model"] = in.model.path;
+    doc["dims"] = g.dims;
+    doc["device"] = in.costs.device.name;
+    doc["baseline_peak_bytes"] = baseline_peak;
+    doc["baseline_iteration_seconds"] = in.costs.total_seconds();
+    doc["rows"] = rows;
+    std::cout << doc.dump(2) << "\n";
+    return;
+  }
+  std::printf("%s on %s: baseline peak %s, iteration %s\n\n", in.model.path.c_str(), in.costs.device.name.c_str(),
+              ir::human_bytes(baseline_peak).c_str(), ir::human_seconds(in.costs.total_seconds()).c_str());
+  std::printf("%-8s %-17s %-5s %12s %12s %10s %10s %8s\n", "budget", "solver", "fits", "peak", "iteration",
+              "overhead", "solve", "gap");
+  for (const auto& r : rows) {
+    if (r.contains("error")) {
+      std::printf("%-8s %-17s error: %s\n", r["budget"].get<std::string>().c_str(),
+                  r["solver"].get<std::string>().c_str(), r["error"].get<std::string>().c_str());
+      continue;
+    }
+    char gap[32] = "-";
+    if (!r["ilp_gap_percent"].is_null()) std::snprintf(gap, sizeof gap, "%.2f%%", r["ilp_gap_percent"].get<double>());
+    std::printf("%-8s %-17s %-5s %12s %12s %9.2f%% %10s %8s\n", r["budget"].get<std::string>().c_str(),
+                r["solver"].get<std::string>().c_str(), r["fits"].get<bool>() ? "yes" : "no",
+                ir::human_bytes(r["peak_bytes"].get<std::uint64_t>()).c_str(),
+                ir::human_seconds(r["iteration_seconds"].get<double>()).c_str(), r["overhead_percent"].get<double>(),
+                ir::human_seconds(r["solve_seconds"].get<double>()).c_str(), gap);
+  }
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("compare", "Every solver and baseline at several budgets, side by side");
+  auto a = std::make_shared<CompareArgs>();
+  a->model.add_to(*cmd);
+  cmd->add_option("--budgets", a->budgets, "Comma-separated budgets: sizes or % of the baseline peak")
+      ->capture_default_str();
+  cmd->add_option("--solvers", a->solvers, "Comma-separated solvers (default: all, dtr included)");
+  cmd->add_option("--time-limit", a->time_limit, "ILP time limit per run, seconds")->capture_default_str();
+  cmd->add_flag("--json", a->json, "Print the table as JSON");
+  cmd->callback([a] { run_compare(*a); });
+}
+
+}  // namespace memplan::cli

@@ -1,0 +1,158 @@
+// `memplan maxbatch`: the largest batch that fits the device (DELTA's
+// headline) and the batch with the most samples/s (ATP's throughput peak).
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/model_inputs.h"
+#include "cli/plan_options.h"
+#include "ir/baseline_memory.h"
+#include "ir/errors.h"
+#include "ir/liveness.h"
+#include "ir/units.h"
+#include "planner/plan_search.h"
+
+namespace memplan::cli {
+namespace {
+
+struct MaxBatchArgs {
+  ModelOptions model;
+  std::string dim_name = "batch";
+  std::string max_overhead = "20%";
+  std::string solver = "greedy";
+  std::string budget;  // default: the device's memory
+  std::int64_t max_batch = 4096;
+  bool json = false;
+};
+
+struct Row {
+  std::int64_t batch = 0;
+  std::uint64_t baseline_peak = 0;
+  bool fits_without_plan = false;
+  bool fits = false;  // with a plan, within the overhead limit
+  std::uint64_t peak = 0;
+  double iteration = 0, baseline_iteration = 0, overhead = 0;
+  double samples_per_s = 0;
+  double atp_tp = 0;  // ATP's analytic throughput model
+};
+
+Row evaluate(const MaxBatchArgs& a, std::int64_t batch, double max_overhead) {
+  ModelOptions o = a.model;
+  o.dims.erase(std::remove_if(o.dims.begin(), o.dims.end(),
+                              [&](const std::string& d) { return d.rfind(a.dim_name + "=", 0) == 0; }),
+               o.dims.end());
+  o.dims.push_back(a.dim_name + "=" + std::to_string(batch));
+  ModelInputs in = load_inputs(o);
+  const ir::Graph& g = in.model.graph;
+  Row r;
+  r.batch = batch;
+  r.baseline_peak = ir::baseline_memory(g, ir::Liveness(g)).peak_bytes;
+  r.baseline_iteration = in.costs.total_seconds();
+  const std::uint64_t budget =
+      a.budget.empty() ? in.costs.device.memory_bytes : parse_budget(a.budget, r.baseline_peak);
+  r.fits_without_plan = r.baseline_peak <= budget;
+  r.peak = r.baseline_peak;
+  r.iteration = r.baseline_iteration;
+  double swapped = 0, recompute = 0, fwd = 0, bwd = 0;
+  for (ir::NodeId i = 0; i < g.nodes().size(); ++i) (g.node(i).is_forward ? fwd : bwd) += in.costs.seconds[i];
+  if (!r.fits_without_plan) {
+    planner::PlanRequest req;
+    req.budget_bytes = budget;
+    req.solver = a.solver;
+    req.time_limit_seconds = 10;
+    planner::PlanOutcome out = planner::search_plan(g, in.costs, req);
+    if (!out.fits) return r;
+    r.peak = out.plan.predicted.peak_bytes;
+    r.iteration = out.plan.predicted.iteration_seconds;
+    recompute = out.plan.predicted.compute_seconds - r.baseline_iteration;
+    for (ir::TensorId t = 0; t < out.plan.decisions.size(); ++t)
+      if (out.plan.decisions[t] == planner::Decision::kSwap) swapped += static_cast<double>(g.tensor(t).bytes);
+  }
+  r.overhead = r.iteration / r.baseline_iteration - 1.0;
+  r.fits = r.overhead <= max_overhead + 1e-12;
+  r.samples_per_s = static_cast<double>(batch) / r.iteration;
+  const double bw = std::min(in.costs.device.h2d_bytes_per_s, in.costs.device.d2h_bytes_per_s);
+  const double ms_bw = bw > 0 ? swapped / bw : 0;
+  r.atp_tp = static_cast<double>(batch) / (std::max(ms_bw, fwd) + std::max(ms_bw, bwd + recompute));
+  return r;
+}
+
+void run_maxbatch(const MaxBatchArgs& a) {
+  const double max_overhead = parse_fraction(a.max_overhead, "--max-overhead");
+  std::map<std::int64_t, Row> rows;
+  auto fits = [&](std::int64_t b) {
+    auto it = rows.find(b);
+    if (it == rows.end()) it = rows.emplace(b, evaluate(a, b, max_overhead)).first;
+    return it->second.fits;
+  };
+  // Doubling, then bisection between the last fit and the first miss.
+  std::int64_t lo = 0, hi = 0;
+  for (std::int64_t b = 1; b <= a.max_batch; b *= 2) {
+    if (fits(b)) {
+      lo = b;
+    } else {
+      hi = b;
+      break;
+    }
+  }
+  if (hi == 0) hi = a.max_batch + 1;
+  while (lo > 0 && hi - lo > 1) {
+    std::int64_t mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  const Row* best_tp = nullptr;
+  std::int64_t largest_without_plan = 0;
+  for (const auto& [b, r] : rows) {
+    if (r.fits && (best_tp == nullptr || r.samples_per_s > best_tp->samples_per_s)) best_tp = &r;
+    if (r.fits_without_plan) largest_without_plan = std::max(largest_without_plan, b);
+  }
+  if (a.json) {
+    nlohmann::ordered_json doc;
+    doc["largest_batch"] = lo;
+    doc["largest_batch_without_plan"] = largest_without_plan;
+    doc["throughput_batch"] = best_tp != nullptr ? best_tp->batch : 0;
+    doc["throughput_samples_per_s"] = best_tp != nullptr ? best_tp->samples_per_s : 0;
+    auto& table = doc["table"] = nlohmann::ordered_json::array();
+    for (const auto& [b, r] : rows)
+      table.push_back({{"batch", b}, {"baseline_peak_bytes", r.baseline_peak}, {"fits_without_plan", r.fits_without_plan},
+                       {"fits", r.fits}, {"peak_bytes", r.peak}, {"iteration_seconds", r.iteration},
+                       {"overhead_percent", 100 * r.overhead}, {"samples_per_s", r.samples_per_s},
+                       {"atp_model_samples_per_s", r.atp_tp}});
+    std::cout << doc.dump(2) << "\n";
+    return;
+  }
+  std::printf("%7s %12s %8s %6s %12s %12s %10s %12s %12s\n", "batch", "baseline", "no-plan", "fits", "peak",
+              "iteration", "overhead", "samples/s", "ATP TP(B)");
+  for (const auto& [b, r] : rows)
+    std::printf("%7lld %12s %8s %6s %12s %12s %9.2f%% %12.1f %12.1f\n", static_cast<long long>(b),
+                ir::human_bytes(r.baseline_peak).c_str(), r.fits_without_plan ? "fits" : "-", r.fits ? "yes" : "no",
+                ir::human_bytes(r.peak).c_str(), ir::human_seconds(r.iteration).c_str(), 100 * r.overhead,
+                r.samples_per_s, r.atp_tp);
+  std::printf("\nlargest batch within %.0f%% overhead: %lld (without a plan: %lld)\n", 100 * max_overhead,
+              static_cast<long long>(lo), static_cast<long long>(largest_without_plan));
+  if (best_tp != nullptr)
+    std::printf("highest throughput: batch %lld, %.1f samples/s\n", static_cast<long long>(best_tp->batch),
+                best_tp->samples_per_s);
+  if (lo == 0) throw InfeasibleError("no batch size fits the device within the overhead limit");
+}
+
+}  // namespace
+
+void add_maxbatch_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("maxbatch", "Largest batch that fits, and the batch with the most samples/s");
+  auto a = std::make_shared<MaxBatchArgs>();
+  a->model.add_to(*cmd);
+  cmd->add_option("--dim-name", a->dim_name, "The symbolic dim that is the batch")->capture_default_str();
+  cmd->add_option("--max-overhead", a->max_overhead, "Largest iteration-time overhead allowed")->capture_default_str();
+  cmd->add_option("--solver", a->solver, "Solver for batches that need a plan")->capture_default_str();
+  cmd->add_option("--budget", a->budget, "Memory limit (default: the device's memory)");
+  cmd->add_option("--max-batch", a->max_batch, "Stop searching here")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_flag("--json", a->json, "Print the answer and the table as JSON");
+  cmd->callback([a] { run_maxbatch(*a); });
+}
+
+}  // namespace memplan::cli

@@ -1,0 +1,49 @@
+#include "cli/plan_options.h"
+
+#include <cmath>
+#include <sstream>
+
+#include "ir/errors.h"
+#include "ir/units.h"
+
+namespace memplan::cli {
+
+double parse_fraction(const std::string& text, const std::string& what) {
+  std::size_t pos = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &pos);
+  } catch (const std::exception&) {
+    pos = 0;
+  }
+  bool pct = pos < text.size() && text.substr(pos) == "%";
+  if (pos == 0 || (pos != text.size() && !pct) || !std::isfinite(v) || v < 0)
+    throw UsageError(what + ": '" + text + "' is not a percentage (e.g. 10%)");
+  return pct ? v / 100.0 : v;
+}
+
+std::uint64_t parse_budget(const std::string& text, std::uint64_t baseline_peak) {
+  if (!text.empty() && text.back() == '%') {
+    double f = parse_fraction(text, "--budget");
+    return static_cast<std::uint64_t>(std::floor(f * static_cast<double>(baseline_peak)));
+  }
+  return ir::parse_bytes(text, "--budget");
+}
+
+void parse_allow(const std::string& text, bool& swap, bool& recompute) {
+  swap = recompute = false;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item == "swap") {
+      swap = true;
+    } else if (item == "recompute") {
+      recompute = true;
+    } else {
+      throw UsageError("--allow: '" + item + "' is not swap or recompute");
+    }
+  }
+  if (!swap && !recompute) throw UsageError("--allow: name swap, recompute or both");
+}
+
+}  // namespace memplan::cli

@@ -1,0 +1,15 @@
+#pragma once
+// Options shared by the commands that plan (plan, compare, maxbatch).
+#include <cstdint>
+#include <string>
+
+namespace memplan::cli {
+
+// "12GiB", "800MB", "4096" or "45%" (of the baseline peak).
+std::uint64_t parse_budget(const std::string& text, std::uint64_t baseline_peak);
+// "10%" or "0.1" -> 0.10.
+double parse_fraction(const std::string& text, const std::string& what);
+// "swap,recompute", "swap", "recompute".
+void parse_allow(const std::string& text, bool& swap, bool& recompute);
+
+}  // namespace memplan::cli

@@ -1,0 +1,91 @@
+// `memplan validate MODEL PLAN`: checks a plan.json against the model under
+// every rule of PLAN_FORMAT.md and names the first rule it breaks.
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli/commands.h"
+#include "cli/model_inputs.h"
+#include "ir/errors.h"
+#include "ir/units.h"
+#include "planner/plan_json.h"
+#include "planner/plan_validator.h"
+#include "planner/simulator.h"
+
+namespace memplan::cli {
+namespace {
+
+struct ValidateOptions {
+  ModelOptions model;
+  std::string plan;
+  bool json = false;
+};
+
+// Without --dim, the dims the plan was made for: a plan names them so it can
+// be checked without repeating them.
+void dims_from_plan(const nlohmann::json& doc, ModelOptions& model) {
+  if (!model.dims.empty() || !doc.is_object()) return;
+  auto m = doc.find("model");
+  if (m == doc.end() || !m->is_object()) return;
+  auto dims = m->find("dims");
+  if (dims == m->end() || !dims->is_object()) return;
+  for (const auto& [name, value] : dims->items())
+    if (value.is_number_unsigned())
+      model.dims.push_back(name + "=" + std::to_string(value.get<std::uint64_t>()));
+}
+
+void report(const ValidateOptions& o, const planner::Validation& v, double iteration_seconds) {
+  if (o.json) {
+    nlohmann::ordered_json out;
+    out["valid"] = v.valid;
+    if (v.valid) {
+      out["peak_bytes"] = v.peak_bytes;
+      out["iteration_seconds"] = iteration_seconds;
+    } else {
+      out["step"] = v.step;
+      out["message"] = v.message;
+    }
+    std::cout << out.dump(2) << "\n";
+  } else if (v.valid) {
+    std::cout << "valid: peak " << v.peak_bytes << " bytes (" << ir::human_bytes(v.peak_bytes)
+              << "), iteration " << ir::human_seconds(iteration_seconds) << "\n";
+  }
+  if (!v.valid) throw InvalidPlanError(o.plan + ": invalid: " + v.message);
+}
+
+void run(ValidateOptions o) {
+  nlohmann::json doc = planner::read_plan_json(o.plan);
+  dims_from_plan(doc, o.model);
+  ModelInputs in = load_inputs(o.model);
+  print_warnings(in.warnings);
+  const ir::Graph& graph = in.model.graph;
+  planner::Plan plan = planner::plan_from_json(graph, doc, o.plan);
+
+  if (plan.model_sha256 != in.model.sha256) {
+    planner::Validation v;
+    v.valid = false;
+    v.message = "model.sha256 " + plan.model_sha256 + " is not the sha256 of " + o.model.model +
+                " (" + in.model.sha256 + "): the plan was made for another model file";
+    report(o, v, 0);
+    return;
+  }
+  planner::Validation v = planner::validate(graph, plan);
+  // The plan's own node_seconds time it, not the costs given here.
+  double iteration = v.valid ? planner::simulate(graph, plan).iteration_seconds : 0;
+  report(o, v, iteration);
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app) {
+  auto* cmd =
+      app.add_subcommand("validate", "Check a plan.json against its model (exit 4 if invalid)");
+  auto opts = std::make_shared<ValidateOptions>();
+  opts->model.add_to(*cmd);
+  cmd->add_option("plan", opts->plan, "plan.json to check")->required();
+  cmd->add_flag("--json", opts->json, "Print the verdict as JSON");
+  cmd->callback([opts] { run(*opts); });
+}
+
+}  // namespace memplan::cli

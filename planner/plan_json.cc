@@ -1,0 +1,415 @@
+#include "planner/plan_json.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <system_error>
+#include <vector>
+
+#include "ir/errors.h"
+
+namespace memplan::planner {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+constexpr std::string_view kStatuses[] = {"optimal", "feasible", "time_limit", "heuristic"};
+
+// ---------------------------------------------------------------- writing
+
+double finite(double v, const std::string& key) {
+  // JSON has no NaN or infinity (nlohmann would write null), and a file the
+  // reader rejects must not be written in the first place.
+  if (!std::isfinite(v)) throw InvalidPlanError("plan: " + key + " is not a finite number");
+  return v;
+}
+
+void check_fits(const ir::Graph& graph, const Plan& plan) {
+  const std::size_t nodes = graph.nodes().size(), tensors = graph.tensors().size();
+  bool ok = plan.node_seconds.size() == nodes && plan.tensor_bytes.size() == tensors &&
+            plan.decisions.size() == tensors &&
+            (plan.alias_of.empty() || plan.alias_of.size() == tensors);
+  if (!ok)
+    throw InvalidPlanError("plan: per-node or per-tensor data does not match the graph (" +
+                           std::to_string(nodes) + " nodes, " + std::to_string(tensors) +
+                           " tensors)");
+  for (const Step& s : plan.schedule)
+    if (s.id >= (s.on_node() ? nodes : tensors))
+      throw InvalidPlanError("plan: a " + std::string(to_string(s.op)) + " step names id " +
+                             std::to_string(s.id) + ", not in the graph");
+}
+
+// ---------------------------------------------------------------- reading
+
+// A short rendering of an offending value; big values are cut.
+std::string describe(const json& v) {
+  std::string text = v.dump();
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  return v.is_number() ? text : std::string(v.type_name()) + " " + text;
+}
+
+std::string quote_name(std::string_view name) { return json(std::string(name)).dump(); }
+
+// Reads values out of the document, each failure one line naming the file
+// and the key path (`tensors[3].bytes`, `node_seconds."MatMul_3"`).
+class Reader {
+ public:
+  explicit Reader(std::string_view where) : where_(where) {}
+
+  [[noreturn]] void fail(const std::string& key, const std::string& problem) const {
+    throw InputError(where_ + ": " + key + ": " + problem);
+  }
+
+  const json& member(const json& object, const std::string& key, std::string_view name) const {
+    auto it = object.find(name);
+    if (it == object.end()) fail(join(key, name), "missing");
+    return *it;
+  }
+  static std::string join(const std::string& key, std::string_view name) {
+    return key.empty() ? std::string(name) : key + "." + std::string(name);
+  }
+
+  const json& object(const json& v, const std::string& key) const {
+    if (!v.is_object()) fail(key, "expected an object, got " + describe(v));
+    return v;
+  }
+  const json& array(const json& v, const std::string& key) const {
+    if (!v.is_array()) fail(key, "expected an array, got " + describe(v));
+    return v;
+  }
+  std::string string(const json& v, const std::string& key) const {
+    if (!v.is_string()) fail(key, "expected a string, got " + describe(v));
+    return v.get<std::string>();
+  }
+  std::uint64_t count(const json& v, const std::string& key) const {
+    if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+    if (v.is_number_integer()) fail(key, "must be >= 0, got " + describe(v));
+    fail(key, "expected an integer, got " + describe(v));
+  }
+  double seconds(const json& v, const std::string& key) const {
+    if (!v.is_number()) fail(key, "expected a number, got " + describe(v));
+    double s = v.get<double>();
+    if (s < 0) fail(key, "must be >= 0, got " + describe(v));
+    return s;
+  }
+
+  // The member `name` of `object` (at `key`) read with one of the above.
+  std::string string_at(const json& o, const std::string& key, std::string_view name) const {
+    return string(member(o, key, name), join(key, name));
+  }
+  std::uint64_t count_at(const json& o, const std::string& key, std::string_view name) const {
+    return count(member(o, key, name), join(key, name));
+  }
+  double seconds_at(const json& o, const std::string& key, std::string_view name) const {
+    return seconds(member(o, key, name), join(key, name));
+  }
+  const json& object_at(const json& o, const std::string& key, std::string_view name) const {
+    return object(member(o, key, name), join(key, name));
+  }
+  const json& array_at(const json& o, const std::string& key, std::string_view name) const {
+    return array(member(o, key, name), join(key, name));
+  }
+
+ private:
+  std::string where_;
+};
+
+void read_header(const Reader& r, const json& doc, Plan& plan) {
+  std::string format = r.string_at(doc, "", "format");
+  if (format != kPlanFormat)
+    r.fail("format", "expected " + quote_name(kPlanFormat) + ", got " + quote_name(format));
+  const json& version = r.member(doc, "", "version");
+  if (!version.is_number_integer() || version.get<std::int64_t>() != kPlanVersion)
+    r.fail("version", "this reader knows version " + std::to_string(kPlanVersion) + ", got " +
+                          describe(version));
+
+  const json& model = r.object_at(doc, "", "model");
+  plan.model_path = r.string_at(model, "model", "path");
+  plan.model_sha256 = r.string_at(model, "model", "sha256");
+  for (const auto& [name, value] : r.object_at(model, "model", "dims").items()) {
+    std::uint64_t v = r.count(value, "model.dims." + quote_name(name));
+    if (v > static_cast<std::uint64_t>(INT64_MAX))
+      r.fail("model.dims." + quote_name(name), "too large");
+    plan.dims[name] = static_cast<std::int64_t>(v);
+  }
+
+  const json& device = r.object_at(doc, "", "device");
+  plan.device.name = r.string_at(device, "device", "name");
+  plan.device.memory_bytes = r.count_at(device, "device", "memory_bytes");
+  plan.device.h2d_bytes_per_s = r.seconds_at(device, "device", "h2d_bytes_per_s");
+  plan.device.d2h_bytes_per_s = r.seconds_at(device, "device", "d2h_bytes_per_s");
+  plan.budget_bytes = r.count_at(doc, "", "budget_bytes");
+
+  const json& solver = r.object_at(doc, "", "solver");
+  plan.solver.name = r.string_at(solver, "solver", "name");
+  plan.solver.status = r.string_at(solver, "solver", "status");
+  if (std::find(std::begin(kStatuses), std::end(kStatuses), plan.solver.status) ==
+      std::end(kStatuses))
+    r.fail("solver.status", "unknown status " + quote_name(plan.solver.status) +
+                                " (optimal, feasible, time_limit or heuristic)");
+  plan.solver.objective_seconds = r.seconds_at(solver, "solver", "objective_seconds");
+  const json& bound = r.member(solver, "solver", "bound_seconds");
+  if (!bound.is_null()) plan.solver.bound_seconds = r.seconds(bound, "solver.bound_seconds");
+  plan.solver.solve_seconds = r.seconds_at(solver, "solver", "solve_seconds");
+}
+
+void read_node_seconds(const Reader& r, const ir::Graph& graph, const json& doc, Plan& plan) {
+  const json& times = r.object_at(doc, "", "node_seconds");
+  constexpr double kUnset = -1;
+  plan.node_seconds.assign(graph.nodes().size(), kUnset);
+  for (const auto& [name, value] : times.items()) {
+    std::string key = "node_seconds." + quote_name(name);
+    auto id = graph.find_node(name);
+    if (!id) r.fail(key, "unknown node " + quote_name(name));
+    plan.node_seconds[*id] = r.seconds(value, key);
+  }
+  for (ir::NodeId n = 0; n < graph.nodes().size(); ++n)
+    if (plan.node_seconds[n] == kUnset)
+      r.fail("node_seconds", "no time for node " + quote_name(graph.node(n).name));
+}
+
+std::optional<ir::TensorClass> parse_class(std::string_view text) {
+  for (int c = 0; c < ir::kTensorClassCount; ++c)
+    if (ir::to_string(static_cast<ir::TensorClass>(c)) == text)
+      return static_cast<ir::TensorClass>(c);
+  return std::nullopt;
+}
+
+ir::TensorId tensor_named(const Reader& r, const ir::Graph& graph, const std::string& name,
+                          const std::string& key) {
+  auto id = graph.find_tensor(name);
+  if (!id) r.fail(key, "unknown tensor " + quote_name(name));
+  return *id;
+}
+
+void read_tensors(const Reader& r, const ir::Graph& graph, const json& doc, Plan& plan) {
+  const json& tensors = r.array_at(doc, "", "tensors");
+  const std::size_t n = graph.tensors().size();
+  plan.tensor_bytes.assign(n, 0);
+  plan.decisions.assign(n, Decision::kKeep);
+  std::vector<ir::TensorId> alias_of(n, ir::kNoTensor);
+  bool any_alias = false;
+  std::vector<bool> seen(n, false);
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const std::string key = "tensors[" + std::to_string(i) + "]";
+    const json& entry = r.object(tensors[i], key);
+    ir::TensorId t = tensor_named(r, graph, r.string_at(entry, key, "name"), key + ".name");
+    if (seen[t])
+      r.fail(key + ".name", "tensor " + quote_name(graph.tensor(t).name) + " is listed twice");
+    seen[t] = true;
+    plan.tensor_bytes[t] = r.count_at(entry, key, "bytes");
+    std::string cls = r.string_at(entry, key, "class");
+    if (!parse_class(cls)) r.fail(key + ".class", "unknown class " + quote_name(cls));
+    std::string decision = r.string_at(entry, key, "decision");
+    auto d = parse_decision(decision);
+    if (!d)
+      r.fail(key + ".decision",
+             "unknown decision " + quote_name(decision) + " (keep, swap or recompute)");
+    plan.decisions[t] = *d;
+    if (entry.contains("alias_of")) {
+      alias_of[t] = tensor_named(r, graph, r.string_at(entry, key, "alias_of"), key + ".alias_of");
+      any_alias = true;
+    }
+  }
+  for (ir::TensorId t = 0; t < n; ++t)
+    if (!seen[t])
+      r.fail("tensors", "tensor " + quote_name(graph.tensor(t).name) + " is not listed");
+  if (any_alias) plan.alias_of = std::move(alias_of);
+}
+
+void read_schedule(const Reader& r, const ir::Graph& graph, const json& doc, Plan& plan) {
+  const json& schedule = r.array_at(doc, "", "schedule");
+  plan.schedule.reserve(schedule.size());
+  for (std::size_t i = 0; i < schedule.size(); ++i) {
+    const std::string key = "schedule[" + std::to_string(i) + "]";
+    const json& entry = r.object(schedule[i], key);
+    std::string op_text = r.string_at(entry, key, "op");
+    auto op = parse_step_op(op_text);
+    if (!op)
+      r.fail(key + ".op", "unknown op " + quote_name(op_text) +
+                              " (compute, recompute, swap_out, swap_in or free)");
+    Step step{*op, 0};
+    const char* want = step.on_node() ? "node" : "tensor";
+    const char* other = step.on_node() ? "tensor" : "node";
+    if (entry.contains(other))
+      r.fail(key + "." + other, "a " + op_text + " step names a " + want + ", not a " + other);
+    std::string name = r.string_at(entry, key, want);
+    if (step.on_node()) {
+      auto id = graph.find_node(name);
+      if (!id) r.fail(key + ".node", "unknown node " + quote_name(name));
+      step.id = *id;
+    } else {
+      step.id = tensor_named(r, graph, name, key + ".tensor");
+    }
+    plan.schedule.push_back(step);
+  }
+}
+
+void read_predicted(const Reader& r, const json& doc, Plan& plan) {
+  const json& p = r.object_at(doc, "", "predicted");
+  plan.predicted.peak_bytes = r.count_at(p, "predicted", "peak_bytes");
+  plan.predicted.iteration_seconds = r.seconds_at(p, "predicted", "iteration_seconds");
+  plan.predicted.compute_seconds = r.seconds_at(p, "predicted", "compute_seconds");
+  plan.predicted.baseline_peak_bytes = r.count_at(p, "predicted", "baseline_peak_bytes");
+  plan.predicted.baseline_iteration_seconds =
+      r.seconds_at(p, "predicted", "baseline_iteration_seconds");
+}
+
+std::string strip_json_prefix(std::string_view what) {
+  // "[json.exception.parse_error.101] parse error at ..." -> "parse error at ..."
+  if (!what.empty() && what.front() == '[') {
+    auto close = what.find("] ");
+    if (close != std::string_view::npos) what.remove_prefix(close + 2);
+  }
+  return std::string(what);
+}
+
+}  // namespace
+
+nlohmann::ordered_json plan_to_json(const ir::Graph& graph, const Plan& plan) {
+  check_fits(graph, plan);
+  ordered_json doc;
+  doc["format"] = kPlanFormat;
+  doc["version"] = kPlanVersion;
+
+  ordered_json model;
+  model["path"] = plan.model_path;
+  model["sha256"] = plan.model_sha256;
+  model["dims"] = ordered_json::object();
+  for (const auto& [name, value] : plan.dims) model["dims"][name] = value;  // std::map: sorted
+  doc["model"] = std::move(model);
+
+  ordered_json device;
+  device["name"] = plan.device.name;
+  device["memory_bytes"] = plan.device.memory_bytes;
+  device["h2d_bytes_per_s"] = finite(plan.device.h2d_bytes_per_s, "device.h2d_bytes_per_s");
+  device["d2h_bytes_per_s"] = finite(plan.device.d2h_bytes_per_s, "device.d2h_bytes_per_s");
+  doc["device"] = std::move(device);
+  doc["budget_bytes"] = plan.budget_bytes;
+
+  ordered_json solver;
+  solver["name"] = plan.solver.name;
+  solver["status"] = plan.solver.status;
+  solver["objective_seconds"] = finite(plan.solver.objective_seconds, "solver.objective_seconds");
+  solver["bound_seconds"] =
+      plan.solver.bound_seconds
+          ? ordered_json(finite(*plan.solver.bound_seconds, "solver.bound_seconds"))
+          : ordered_json(nullptr);
+  solver["solve_seconds"] = finite(plan.solver.solve_seconds, "solver.solve_seconds");
+  doc["solver"] = std::move(solver);
+
+  ordered_json times = ordered_json::object();
+  for (ir::NodeId n = 0; n < graph.nodes().size(); ++n)
+    times[graph.node(n).name] =
+        finite(plan.node_seconds[n], "node_seconds." + quote_name(graph.node(n).name));
+  doc["node_seconds"] = std::move(times);
+
+  ordered_json tensors = ordered_json::array();
+  for (ir::TensorId t = 0; t < graph.tensors().size(); ++t) {
+    const ir::Tensor& tensor = graph.tensor(t);
+    ordered_json entry;
+    entry["name"] = tensor.name;
+    entry["bytes"] = plan.tensor_bytes[t];
+    entry["class"] = ir::to_string(tensor.cls);
+    entry["decision"] = to_string(plan.decisions[t]);
+    if (!plan.alias_of.empty() && plan.alias_of[t] != ir::kNoTensor)
+      entry["alias_of"] = graph.tensor(plan.alias_of.at(t)).name;
+    tensors.push_back(std::move(entry));
+  }
+  doc["tensors"] = std::move(tensors);
+
+  ordered_json schedule = ordered_json::array();
+  for (const Step& s : plan.schedule) {
+    ordered_json entry;
+    entry["op"] = to_string(s.op);
+    if (s.on_node()) {
+      entry["node"] = graph.node(s.id).name;
+    } else {
+      entry["tensor"] = graph.tensor(s.id).name;
+    }
+    schedule.push_back(std::move(entry));
+  }
+  doc["schedule"] = std::move(schedule);
+
+  const Predicted& p = plan.predicted;
+  ordered_json predicted;
+  predicted["peak_bytes"] = p.peak_bytes;
+  predicted["iteration_seconds"] = finite(p.iteration_seconds, "predicted.iteration_seconds");
+  predicted["compute_seconds"] = finite(p.compute_seconds, "predicted.compute_seconds");
+  predicted["baseline_peak_bytes"] = p.baseline_peak_bytes;
+  predicted["baseline_iteration_seconds"] =
+      finite(p.baseline_iteration_seconds, "predicted.baseline_iteration_seconds");
+  doc["predicted"] = std::move(predicted);
+  return doc;
+}
+
+Plan plan_from_json(const ir::Graph& graph, const nlohmann::json& doc, std::string_view where) {
+  Reader r(where);
+  if (!doc.is_object()) r.fail("(top level)", "expected an object, got " + describe(doc));
+  Plan plan;
+  read_header(r, doc, plan);
+  read_node_seconds(r, graph, doc, plan);
+  read_tensors(r, graph, doc, plan);
+  read_schedule(r, graph, doc, plan);
+  read_predicted(r, doc, plan);
+  return plan;
+}
+
+nlohmann::json read_plan_json(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open the plan file");
+  std::stringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw InputError(path + ": cannot read the plan file");
+  try {
+    return json::parse(text.str());
+  } catch (const json::parse_error& e) {
+    throw InputError(path + ": not valid JSON: " + strip_json_prefix(e.what()));
+  }
+}
+
+Plan read_plan_file(const ir::Graph& graph, const std::string& path) {
+  return plan_from_json(graph, read_plan_json(path), path);
+}
+
+void write_plan_file(const ir::Graph& graph, const Plan& plan, const std::string& path) {
+  namespace fs = std::filesystem;
+  // Serialize first: a plan that cannot be written leaves no file at all.
+  const std::string text = plan_to_json(graph, plan).dump(2) + "\n";
+
+  // Same directory, so the rename stays on one filesystem and is atomic; pid
+  // and a counter keep concurrent writers apart.
+  static std::atomic<unsigned> counter{0};
+  const fs::path target(path);
+  fs::path temp = target;
+  temp.replace_filename("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()) +
+                        "-" + std::to_string(counter++));
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out)
+      throw InputError(path + ": cannot write the plan file (cannot create " + temp.string() + ")");
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.flush();
+    if (!out) {
+      std::error_code ignored;
+      fs::remove(temp, ignored);
+      throw InputError(path + ": cannot write the plan file");
+    }
+  }
+  std::error_code ec;
+  fs::rename(temp, target, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(temp, ignored);
+    throw InputError(path + ": cannot write the plan file: " + ec.message());
+  }
+}
+
+}  // namespace memplan::planner

@@ -1,0 +1,194 @@
+#include "planner/plan_search.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "ir/errors.h"
+#include "planner/baseline_plan.h"
+#include "planner/dtr_evictor.h"
+#include "planner/plan_validator.h"
+#include "planner/simulator.h"
+#include "solvers/problem_builder.h"
+#include "solvers/solver_registry.h"
+
+namespace memplan::planner {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Attempt {
+  solvers::Solution solution;
+  ScheduleResult schedule;
+  Plan plan;
+  std::size_t rounds = 0;
+};
+
+Plan assemble(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req, const ScheduleResult& sched,
+              const solvers::Solution& sol, std::string_view solver_name) {
+  Plan plan;
+  plan.model_path = req.model_path;
+  plan.model_sha256 = req.model_sha256;
+  plan.dims = g.dims;
+  plan.device = costs.device;
+  plan.budget_bytes = req.budget_bytes;
+  plan.solver.name = std::string(solver_name);
+  plan.solver.status = sol.status == "infeasible" ? "heuristic" : sol.status;
+  plan.solver.objective_seconds = sol.objective_seconds;
+  plan.solver.bound_seconds = sol.bound_seconds;
+  plan.solver.solve_seconds = sol.solve_seconds;
+  plan.node_seconds = costs.seconds;
+  plan.tensor_bytes.reserve(g.tensors().size());
+  for (const auto& t : g.tensors()) plan.tensor_bytes.push_back(t.bytes);
+  plan.decisions = sched.applied;
+  plan.decisions.resize(g.tensors().size(), Decision::kKeep);
+  plan.schedule = sched.schedule;
+  fill_predicted(g, plan);
+  return plan;
+}
+
+ScheduleResult schedule_for(const ir::Graph& g, const ir::NodeCosts& costs, const std::vector<Decision>& decisions,
+                            std::uint64_t budget, std::optional<std::size_t> prefetch_window) {
+  ScheduleOptions o;
+  o.budget_bytes = budget;
+  if (prefetch_window) o.prefetch_window = *prefetch_window;
+  return make_schedule(g, costs, decisions, o);
+}
+
+// One solver, with model-budget tightening until the schedule fits.
+Attempt run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
+                   const solvers::Solver& solver, const solvers::SolverOptions& base_options) {
+  solvers::ProblemOptions po;
+  po.allow_swap = req.allow_swap;
+  po.allow_recompute = req.allow_recompute;
+  solvers::Problem problem = solvers::build_problem(g, costs, req.budget_bytes, po);
+  Attempt best;
+  bool have = false;
+  std::uint64_t model_budget = req.budget_bytes;
+  for (int round = 0; round < req.max_rounds; ++round) {
+    problem.budget_bytes = model_budget;
+    solvers::SolverOptions so = base_options;
+    so.simulate = [&](const std::vector<Decision>& choice) -> std::optional<double> {
+      auto s = schedule_for(g, costs, decisions_by_tensor(g, problem, choice), req.budget_bytes, std::nullopt);
+      if (!s.fits) return std::nullopt;
+      Plan trial;
+      trial.node_seconds = costs.seconds;
+      trial.device = costs.device;
+      for (const auto& t : g.tensors()) trial.tensor_bytes.push_back(t.bytes);
+      trial.schedule = s.schedule;
+      return simulate(g, trial).iteration_seconds;
+    };
+    Attempt a;
+    a.solution = solver.solve(problem, so);
+    a.schedule = schedule_for(g, costs, decisions_by_tensor(g, problem, a.solution.choice), req.budget_bytes,
+                              a.solution.prefetch_window);
+    a.rounds = static_cast<std::size_t>(round) + 1;
+    const bool better = !have || (a.schedule.fits && !best.schedule.fits) ||
+                        (!a.schedule.fits && !best.schedule.fits && a.schedule.peak_bytes < best.schedule.peak_bytes);
+    if (better) {
+      best = a;
+      have = true;
+    }
+    if (a.schedule.fits || a.solution.status == "infeasible") break;
+    // The real schedule needs more than the model thought: ask the model
+    // for that much less and solve again.
+    std::uint64_t cut = a.schedule.over_budget_bytes + a.schedule.over_budget_bytes / 8 + 1;
+    if (cut >= model_budget) break;
+    model_budget -= cut;
+    if (req.interrupted != nullptr && *req.interrupted) break;
+  }
+  best.plan = assemble(g, costs, req, best.schedule, best.solution, solver.name());
+  return best;
+}
+
+}  // namespace
+
+std::vector<Decision> decisions_by_tensor(const ir::Graph& g, const solvers::Problem& problem,
+                                          const std::vector<Decision>& choice) {
+  std::vector<Decision> d(g.tensors().size(), Decision::kKeep);
+  for (std::size_t i = 0; i < choice.size() && i < problem.candidates.size(); ++i)
+    d[problem.candidates[i].tensor] = choice[i];
+  return d;
+}
+
+std::uint64_t smallest_reachable_peak(const ir::Graph& g, const ir::NodeCosts& costs, bool allow_swap,
+                                      bool allow_recompute) {
+  solvers::ProblemOptions po;
+  po.allow_swap = allow_swap;
+  po.allow_recompute = allow_recompute;
+  solvers::Problem p = solvers::build_problem(g, costs, 0, po);
+  std::vector<Decision> all(p.candidates.size(), Decision::kKeep);
+  for (std::size_t i = 0; i < all.size(); ++i)
+    all[i] = p.candidates[i].can_recompute ? Decision::kRecompute
+             : p.candidates[i].can_swap    ? Decision::kSwap
+                                           : Decision::kKeep;
+  return schedule_for(g, costs, decisions_by_tensor(g, p, all), 0, std::nullopt).peak_bytes;
+}
+
+PlanOutcome search_plan(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req) {
+  PlanOutcome out;
+  solvers::SolverOptions so;
+  so.time_limit_seconds = req.time_limit_seconds;
+  so.threads = req.threads;
+  so.progress = req.progress;
+  so.interrupted = req.interrupted;
+
+  if (req.solver == "dtr") {
+    DtrResult d = dtr_schedule(g, costs, req.budget_bytes);
+    solvers::Solution sol;
+    sol.status = "heuristic";
+    sol.solve_seconds = d.solve_seconds;
+    ScheduleResult sr;
+    sr.schedule = std::move(d.schedule);
+    sr.applied = std::move(d.decisions);
+    out.plan = assemble(g, costs, req, sr, sol, "dtr");
+    // DTR has no model of its own: its objective is the simulated overhead.
+    out.plan.solver.objective_seconds =
+        out.plan.predicted.iteration_seconds - out.plan.predicted.baseline_iteration_seconds;
+    out.solver_used = "dtr";
+  } else if (req.solver == "auto") {
+    auto greedy = solvers::make_solver("greedy");
+    Attempt h = run_solver(g, costs, req, *greedy, so);
+    out.solver_used = "greedy";
+    Attempt chosen = h;
+    // The ILP, warm-started from the heuristic, wins when it proves
+    // optimality or simply simulates faster.
+    solvers::SolverOptions io = so;
+    solvers::ProblemOptions po;
+    po.allow_swap = req.allow_swap;
+    po.allow_recompute = req.allow_recompute;
+    solvers::Problem p = solvers::build_problem(g, costs, req.budget_bytes, po);
+    io.warm_start.assign(p.candidates.size(), Decision::kKeep);
+    for (std::size_t i = 0; i < p.candidates.size(); ++i) io.warm_start[i] = h.plan.decisions[p.candidates[i].tensor];
+    auto ilp = solvers::make_solver("ilp");
+    Attempt x = run_solver(g, costs, req, *ilp, io);
+    bool x_fits = x.plan.predicted.peak_bytes <= req.budget_bytes;
+    bool h_fits = h.plan.predicted.peak_bytes <= req.budget_bytes;
+    if (x_fits && (!h_fits || x.solution.status == "optimal" ||
+                   x.plan.predicted.iteration_seconds < h.plan.predicted.iteration_seconds)) {
+      chosen = x;
+      out.solver_used = "ilp";
+    }
+    out.plan = chosen.plan;
+    out.plan.solver.name = "auto/" + out.solver_used;
+    out.rounds = chosen.rounds;
+    out.note = chosen.solution.note;
+  } else {
+    auto solver = solvers::make_solver(req.solver);
+    Attempt a = run_solver(g, costs, req, *solver, so);
+    out.plan = a.plan;
+    out.solver_used = req.solver;
+    out.rounds = a.rounds;
+    out.note = a.solution.note;
+  }
+  out.fits = out.plan.predicted.peak_bytes <= req.budget_bytes;
+  // Never hand out a plan that breaks a rule (the budget aside: callers
+  // decide what an over-budget plan means).
+  Plan check = out.plan;
+  check.budget_bytes = std::max(check.budget_bytes, check.predicted.peak_bytes);
+  Validation v = validate(g, check);
+  if (!v.valid) throw InvalidPlanError("internal: the " + out.solver_used + " plan breaks a rule at step " +
+                                       std::to_string(v.step) + ": " + v.message);
+  return out;
+}
+
+}  // namespace memplan::planner

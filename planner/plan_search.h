@@ -1,0 +1,51 @@
+#pragma once
+// From a budget to a valid plan: build the knapsack, run a solver, turn its
+// decisions into a schedule, simulate, and tighten the model's budget when
+// the real schedule still does not fit (the model is an estimate).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/costs.h"
+#include "ir/graph.h"
+#include "planner/plan.h"
+#include "planner/scheduler.h"
+#include "solvers/solver.h"
+
+namespace memplan::planner {
+
+struct PlanRequest {
+  std::uint64_t budget_bytes = 0;
+  std::string solver = "auto";  // auto, greedy, ilp, a baseline, or dtr
+  bool allow_swap = true;
+  bool allow_recompute = true;
+  double time_limit_seconds = 60;  // the ILP's
+  int threads = 1;
+  bool progress = false;
+  const volatile bool* interrupted = nullptr;
+  std::string model_path;
+  std::string model_sha256;
+  int max_rounds = 6;  // model-budget tightening rounds
+};
+
+struct PlanOutcome {
+  Plan plan;        // always valid under PLAN_FORMAT.md (validated)
+  bool fits = false;  // plan.predicted.peak_bytes <= budget
+  std::string solver_used;  // for auto: which one won
+  std::size_t rounds = 0;
+  std::string note;  // solver notes, why it does not fit
+};
+
+PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& costs, const PlanRequest& request);
+
+// The smallest peak memplan can reach with the allowed options: every
+// candidate evicted (recompute where allowed, else swap), scheduled.
+std::uint64_t smallest_reachable_peak(const ir::Graph& graph, const ir::NodeCosts& costs, bool allow_swap,
+                                      bool allow_recompute);
+
+// Decisions by TensorId from a solver's choice per candidate.
+std::vector<Decision> decisions_by_tensor(const ir::Graph& graph, const solvers::Problem& problem,
+                                          const std::vector<Decision>& choice);
+
+}  // namespace memplan::planner

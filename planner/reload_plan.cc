@@ -1,0 +1,151 @@
+#include "planner/reload_plan.h"
+
+#include <algorithm>
+
+namespace memplan::planner::detail {
+namespace {
+
+bool is_pinned(const ir::Tensor& t) {
+  return t.initially_resident() || t.is_graph_output || t.producer == ir::kNoNode;
+}
+
+// The last node of a swapped or recomputed tensor's first segment: its last
+// forward reader, or its producer when no forward node reads it (a tensor
+// read only by the backward part is evicted as soon as it is made).
+ir::NodeId evict_point(const ir::Graph& graph, const ir::Tensor& t) {
+  ir::NodeId f = t.producer;
+  for (ir::NodeId c : t.consumers)
+    if (graph.node(c).is_forward) f = std::max(f, c);
+  return f;
+}
+
+std::uint32_t segment_end(const TensorPlan& p, std::size_t k) {
+  return k + 1 < p.segment_begin.size() ? p.segment_begin[k + 1]
+                                        : static_cast<std::uint32_t>(p.uses.size());
+}
+
+// Sorts the uses (now complete) and cuts them into segments.
+void cut_segments(TensorPlan& p, const std::vector<ir::NodeId>* splits) {
+  std::sort(p.uses.begin(), p.uses.end());
+  p.uses.erase(std::unique(p.uses.begin(), p.uses.end()), p.uses.end());
+  p.segment_begin.assign(1, 0);
+  if (p.reload == Decision::kKeep) return;
+  auto later = std::find_if(p.uses.begin(), p.uses.end(),
+                            [&](const UsePos& u) { return u.node > p.evict_after; });
+  const auto first_later = static_cast<std::uint32_t>(later - p.uses.begin());
+  // Nothing reads it after its eviction (no backward reader, no recompute
+  // chain through it): evicting would gain nothing.
+  if (first_later == p.uses.size()) {
+    p.applied = p.reload = Decision::kKeep;
+    return;
+  }
+  p.segment_begin.push_back(first_later);
+  if (splits == nullptr) return;
+  // Segment 0 may be empty (begin 0 twice), so only the splits are sorted
+  // and deduplicated.
+  const std::size_t fixed = p.segment_begin.size();
+  for (ir::NodeId turn : *splits) {
+    // The first read in or after that turn; reads of earlier turns stay in
+    // the segment before, so a reload never falls between two reads of the
+    // same turn (it is issued before the turn starts).
+    const auto s = static_cast<std::uint32_t>(
+        std::lower_bound(p.uses.begin(), p.uses.end(), UsePos{turn, 0}) - p.uses.begin());
+    if (s > first_later && s < p.uses.size()) p.segment_begin.push_back(s);
+  }
+  const auto extra = p.segment_begin.begin() + static_cast<std::ptrdiff_t>(fixed);
+  std::sort(extra, p.segment_begin.end());
+  p.segment_begin.erase(std::unique(extra, p.segment_begin.end()), p.segment_begin.end());
+}
+
+}  // namespace
+
+std::vector<Decision> applicable_decisions(const ir::Graph& graph,
+                                           const std::vector<Decision>& requested) {
+  const auto& tensors = graph.tensors();
+  std::vector<Decision> applied(tensors.size(), Decision::kKeep);
+  for (ir::TensorId t = 0; t < tensors.size(); ++t) {
+    const Decision d = t < requested.size() ? requested[t] : Decision::kKeep;
+    const ir::Tensor& x = tensors[t];
+    if (d == Decision::kKeep || is_pinned(x)) continue;
+    // A random node would not reproduce the same values.
+    if (d == Decision::kRecompute && graph.node(x.producer).is_random()) continue;
+    // Whether anything reads it after its eviction is settled by
+    // plan_reloads: a recompute chain may read a tensor no backward node does.
+    applied[t] = d;
+  }
+  return applied;
+}
+
+ReloadPlan plan_reloads(const ir::Graph& graph, const std::vector<Decision>& applied,
+                        const std::vector<std::vector<ir::NodeId>>& splits) {
+  const auto& tensors = graph.tensors();
+  const auto& nodes = graph.nodes();
+  ReloadPlan plan;
+  plan.tensors.resize(tensors.size());
+  plan.reloads_before.resize(nodes.size());
+  for (ir::TensorId t = 0; t < tensors.size(); ++t) {
+    const ir::Tensor& x = tensors[t];
+    TensorPlan& p = plan.tensors[t];
+    p.pinned = is_pinned(x);
+    p.applied = p.pinned || t >= applied.size() ? Decision::kKeep : applied[t];
+    p.reload = p.applied;
+    if (p.applied != Decision::kKeep) {
+      p.evict_after = evict_point(graph, x);
+    } else if (!p.pinned && !graph.node(x.producer).is_random()) {
+      // Freed where the baseline frees it; remade if a chain needs it later.
+      p.reload = Decision::kRecompute;
+      p.evict_after = x.consumers.empty() ? x.producer : x.consumers.back();
+    }
+    p.uses.reserve(x.consumers.size());
+    for (ir::NodeId c : x.consumers) p.uses.push_back({c, ir::kNoNode});
+  }
+  auto splits_of = [&](ir::TensorId t) { return t < splits.size() ? &splits[t] : nullptr; };
+
+  // Backwards over the nodes: a recompute of node n reads n's inputs, all
+  // made by earlier nodes, so by the time a node is reached every read of
+  // its outputs is known and their segments can be cut.
+  std::vector<ir::NodeId> turns;
+  std::vector<ir::TensorId> inputs;
+  for (ir::NodeId n = static_cast<ir::NodeId>(nodes.size()); n-- > 0;) {
+    const ir::Node& node = nodes[n];
+    turns.clear();
+    for (ir::TensorId out : node.outputs) {
+      TensorPlan& p = plan.tensors[out];
+      cut_segments(p, splits_of(out));
+      for (std::size_t k = 1; k < p.segment_begin.size(); ++k) {
+        const ir::NodeId turn = p.uses[p.segment_begin[k]].node;
+        plan.reloads_before[turn].push_back(out);
+        if (p.reload == Decision::kRecompute) turns.push_back(turn);
+      }
+    }
+    if (turns.empty()) continue;
+    // Siblings reloaded in the same turn share one recompute step.
+    std::sort(turns.begin(), turns.end());
+    turns.erase(std::unique(turns.begin(), turns.end()), turns.end());
+    inputs = node.inputs;
+    std::sort(inputs.begin(), inputs.end());
+    inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
+    for (ir::NodeId turn : turns)
+      for (ir::TensorId in : inputs) plan.tensors[in].uses.push_back({turn, n});
+  }
+  for (ir::TensorId t = 0; t < tensors.size(); ++t)
+    if (tensors[t].producer == ir::kNoNode) cut_segments(plan.tensors[t], nullptr);
+
+  for (auto& turn : plan.reloads_before) {
+    std::sort(turn.begin(), turn.end(), [&](ir::TensorId a, ir::TensorId b) {
+      const bool swap_a = plan.tensors[a].reload == Decision::kSwap;
+      const bool swap_b = plan.tensors[b].reload == Decision::kSwap;
+      if (tensors[a].producer != tensors[b].producer)
+        return tensors[a].producer < tensors[b].producer;
+      if (swap_a != swap_b) return swap_b;
+      return a < b;
+    });
+  }
+  return plan;
+}
+
+std::uint32_t segment_size(const TensorPlan& p, std::size_t k) {
+  return segment_end(p, k) - p.segment_begin[k];
+}
+
+}  // namespace memplan::planner::detail

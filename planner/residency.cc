@@ -1,0 +1,165 @@
+#include "planner/residency.h"
+
+namespace memplan::planner {
+namespace {
+
+std::string quote_name(const std::string& name) { return "'" + name + "'"; }
+
+// Follows alias_of to the storage owner. States: 0 unseen, 1 on the current
+// chain, 2 resolved. A cycle or an out-of-range link leaves the tensor as
+// its own base; alias_problem() reports those.
+std::vector<ir::TensorId> resolve_bases(std::size_t count,
+                                        const std::vector<ir::TensorId>& alias_of) {
+  std::vector<ir::TensorId> base(count);
+  for (ir::TensorId t = 0; t < count; ++t) base[t] = t;
+  if (alias_of.size() != count) return base;
+  std::vector<std::uint8_t> state(count, 0);
+  std::vector<ir::TensorId> chain;
+  for (ir::TensorId start = 0; start < count; ++start) {
+    if (state[start] != 0) continue;
+    ir::TensorId t = start;
+    chain.clear();
+    while (state[t] == 0) {
+      state[t] = 1;
+      chain.push_back(t);
+      ir::TensorId next = alias_of[t];
+      if (next == ir::kNoTensor || next >= count || next == t) break;
+      t = next;
+    }
+    // t is the chain's end (its own base), already resolved, or on the
+    // chain again (a cycle: every member stays its own base).
+    ir::TensorId root = state[t] == 2 ? base[t] : t;
+    bool cycle = state[t] == 1 && t != chain.back();
+    for (ir::TensorId c : chain) {
+      base[c] = cycle ? c : root;
+      state[c] = 2;
+    }
+  }
+  return base;
+}
+
+}  // namespace
+
+std::string alias_problem(const ir::Graph& graph, const Plan& plan) {
+  const std::size_t n = graph.tensors().size();
+  if (plan.alias_of.empty()) return {};
+  if (plan.alias_of.size() != n)
+    return "alias_of has " + std::to_string(plan.alias_of.size()) + " entries for " +
+           std::to_string(n) + " tensors";
+  for (ir::TensorId t = 0; t < n; ++t) {
+    ir::TensorId a = plan.alias_of[t];
+    if (a == ir::kNoTensor) continue;
+    if (a >= n) return "tensor " + quote_name(graph.tensor(t).name) + ": alias_of is out of range";
+    if (a == t)
+      return "tensor " + quote_name(graph.tensor(t).name) + " is declared an alias of itself";
+  }
+  std::vector<ir::TensorId> base = resolve_bases(n, plan.alias_of);
+  for (ir::TensorId t = 0; t < n; ++t)
+    if (plan.alias_of[t] != ir::kNoTensor && base[t] == t)
+      return "tensor " + quote_name(graph.tensor(t).name) + ": alias_of forms a cycle";
+  return {};
+}
+
+Residency::Residency(const ir::Graph& graph, const Plan& plan)
+    : graph_(graph),
+      plan_(plan),
+      base_(resolve_bases(graph.tensors().size(), plan.alias_of)),
+      resident_(graph.tensors().size(), false),
+      made_(graph.tensors().size(), false),
+      host_copy_(graph.tensors().size(), false),
+      computed_(graph.nodes().size(), false) {
+  for (ir::TensorId t = 0; t < graph.tensors().size(); ++t) {
+    if (!graph.tensor(t).initially_resident()) continue;
+    made_[t] = true;
+    allocate(base_[t]);
+  }
+  peak_ = in_use_;
+}
+
+bool Residency::resident(ir::TensorId t) const {
+  ir::TensorId b = base_[t];
+  return resident_[b] && (b == t || made_[t]);
+}
+
+void Residency::allocate(ir::TensorId t) {
+  if (resident_[t]) return;
+  resident_[t] = true;
+  if (t < plan_.tensor_bytes.size()) in_use_ += plan_.tensor_bytes[t];
+}
+
+std::string Residency::input_rule(ir::NodeId n) const {
+  for (ir::TensorId in : graph_.node(n).inputs)
+    if (!resident(in)) return "input " + quote_name(graph_.tensor(in).name) + " is not resident";
+  return {};
+}
+
+std::string Residency::check(const Step& step) const {
+  if (step.on_node()) {
+    if (step.id >= graph_.nodes().size())
+      return "node id " + std::to_string(step.id) + " is not in the graph";
+    const ir::Node& node = graph_.node(step.id);
+    if (step.op == StepOp::kCompute) {
+      if (computed_[step.id]) return "node " + quote_name(node.name) + " is computed a second time";
+    } else {
+      if (!computed_[step.id])
+        return "node " + quote_name(node.name) + " is recomputed before its compute step";
+      if (node.is_random())
+        return "node " + quote_name(node.name) + " (" + node.op_type +
+               ") is random and cannot be recomputed";
+    }
+    return input_rule(step.id);
+  }
+  if (step.id >= graph_.tensors().size())
+    return "tensor id " + std::to_string(step.id) + " is not in the graph";
+  const std::string name = quote_name(graph_.tensor(step.id).name);
+  if (is_alias(step.id))
+    return name + " is an alias of " + quote_name(graph_.tensor(base(step.id)).name) +
+           "; steps name the base";
+  switch (step.op) {
+    case StepOp::kSwapOut:
+    case StepOp::kFree:
+      if (!resident(step.id)) return name + " is not resident";
+      break;
+    case StepOp::kSwapIn:
+      if (resident(step.id)) return name + " is already resident";
+      if (!host_copy_[step.id]) return name + " has no host copy (no swap_out before)";
+      break;
+    default:
+      break;
+  }
+  return {};
+}
+
+void Residency::apply(const Step& step) {
+  if (step.on_node()) {
+    if (step.id >= graph_.nodes().size()) return;
+    computed_[step.id] = true;
+    // An alias output shares its base's storage: making it allocates nothing.
+    for (ir::TensorId out : graph_.node(step.id).outputs) {
+      made_[out] = true;
+      if (!is_alias(out)) allocate(out);
+    }
+  } else {
+    if (step.id >= graph_.tensors().size()) return;
+    ir::TensorId t = base_[step.id];
+    switch (step.op) {
+      case StepOp::kSwapOut:
+        if (resident_[t]) host_copy_[t] = true;
+        break;
+      case StepOp::kSwapIn:
+        if (host_copy_[t]) allocate(t);
+        break;
+      case StepOp::kFree:
+        if (resident_[t]) {
+          resident_[t] = false;
+          if (t < plan_.tensor_bytes.size()) in_use_ -= plan_.tensor_bytes[t];
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  if (in_use_ > peak_) peak_ = in_use_;
+}
+
+}  // namespace memplan::planner

@@ -1,0 +1,61 @@
+#pragma once
+// The state the schedule rules of PLAN_FORMAT.md speak of, replayed step by
+// step: which tensors are resident, which have a host copy, which nodes have
+// run, and the device bytes in use. The validator checks each step against
+// it and the simulator reads memory and "made resident" events from it, so
+// the two cannot disagree on what a step does.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "planner/plan.h"
+
+namespace memplan::planner {
+
+class Residency {
+ public:
+  // The initial state: graph inputs and initializers resident, nothing else.
+  // `plan.alias_of` must be acyclic and in range (the validator checks it
+  // before building one); aliases occupy no bytes of their own.
+  Residency(const ir::Graph& graph, const Plan& plan);
+
+  // The rule `step` would break in this state, as one line that names the
+  // node or tensor (without a "step i" prefix); empty when it may run.
+  std::string check(const Step& step) const;
+  // Applies the step's effect. Tolerates steps that check() rejects without
+  // corrupting the byte count, so a simulation of a bad plan still ends.
+  void apply(const Step& step);
+
+  // An alias is resident when its base is and it has been made (its
+  // producer ran, or it was resident at the start).
+  bool resident(ir::TensorId t) const;
+  bool host_copy(ir::TensorId t) const { return host_copy_[base(t)]; }
+  bool computed(ir::NodeId n) const { return computed_[n]; }
+  // The tensor that owns t's storage: t itself unless t is an alias.
+  ir::TensorId base(ir::TensorId t) const { return base_[t]; }
+  bool is_alias(ir::TensorId t) const { return base_[t] != t; }
+
+  std::uint64_t bytes_in_use() const { return in_use_; }
+  std::uint64_t peak_bytes() const { return peak_; }
+
+ private:
+  void allocate(ir::TensorId t);
+  std::string input_rule(ir::NodeId n) const;
+
+  const ir::Graph& graph_;
+  const Plan& plan_;
+  std::vector<ir::TensorId> base_;
+  std::vector<bool> resident_;   // storage resident (by base id)
+  std::vector<bool> made_;       // an alias's producer has run
+  std::vector<bool> host_copy_;  // by base id
+  std::vector<bool> computed_;   // by node id
+  std::uint64_t in_use_ = 0;
+  std::uint64_t peak_ = 0;
+};
+
+// Where alias_of is broken (out of range, self, cycle) as one line; empty
+// when it is well formed. Linear in the number of tensors.
+std::string alias_problem(const ir::Graph& graph, const Plan& plan);
+
+}  // namespace memplan::planner

@@ -1,0 +1,253 @@
+#include "planner/schedule_emit.h"
+
+#include <algorithm>
+#include <functional>
+#include <queue>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace memplan::planner::detail {
+namespace {
+
+// Transfer time for the estimates only; an unknown bandwidth estimates as
+// free rather than poisoning the clock with infinities.
+double estimate_transfer(std::uint64_t bytes, double bytes_per_s) {
+  return bytes_per_s > 0 ? static_cast<double>(bytes) / bytes_per_s : 0.0;
+}
+
+bool exceeds(std::uint64_t in_use, std::uint64_t more, std::uint64_t budget) {
+  return in_use > budget || more > budget - in_use;
+}
+
+class Emitter {
+ public:
+  Emitter(const ir::Graph& graph, const ir::NodeCosts& costs, const ReloadPlan& plan,
+          const EmitOptions& options)
+      : graph_(graph), costs_(costs), plan_(plan), options_(options) {
+    const std::size_t n = graph.tensors().size();
+    resident_.assign(n, 0);
+    open_.assign(n, 0);
+    pending_.assign(n, 0);
+    rem_.assign(n, 0);
+    next_seg_.assign(n, 0);
+    last_free_.assign(n, -1);
+    swap_out_end_.assign(n, 0.0);
+    for (ir::TensorId t = 0; t < n; ++t) {
+      if (!graph.tensor(t).initially_resident()) continue;
+      resident_[t] = 1;
+      in_use_ += graph.tensor(t).bytes;
+    }
+  }
+
+  Skeleton run() {
+    const auto node_count = static_cast<ir::NodeId>(graph_.nodes().size());
+    out_.steps.reserve(2 * node_count + graph_.tensors().size());
+    for (ir::NodeId n = 0; n < node_count; ++n) {
+      turn_ = n;
+      for (ir::TensorId t : plan_.reloads_before[n]) reload(t, n);
+      compute(n);
+    }
+    while (!deferred_.empty()) {
+      const ir::TensorId t = deferred_.top().second;
+      deferred_.pop();
+      if (pending_[t]) free_now(t);
+    }
+    out_.level.push_back(in_use_);
+    out_.clock.push_back(now_);
+    out_.computes.push_back(computes_);
+    return std::move(out_);
+  }
+
+ private:
+  std::uint64_t bytes(ir::TensorId t) const { return graph_.tensor(t).bytes; }
+  double seconds(ir::NodeId n) const { return n < costs_.seconds.size() ? costs_.seconds[n] : 0; }
+
+  [[noreturn]] void bug(const std::string& what) const {
+    throw std::logic_error("scheduler: " + what);
+  }
+
+  // Records the slot before the step, then the step itself.
+  void push(StepOp op, std::uint32_t id) {
+    out_.level.push_back(in_use_);
+    out_.clock.push_back(now_);
+    out_.computes.push_back(computes_);
+    out_.steps.push_back({op, id});
+    out_.turn.push_back(turn_);
+  }
+
+  void open_segment(ir::TensorId t) {
+    const TensorPlan& p = plan_.tensors[t];
+    if (next_seg_[t] >= p.segment_begin.size()) bug("no segment left for " + graph_.tensor(t).name);
+    rem_[t] = segment_size(p, next_seg_[t]);
+    ++next_seg_[t];
+    open_[t] = 1;
+  }
+
+  // Whether t's next segment is reloaded in the turn of node n.
+  bool reload_due(ir::TensorId t, ir::NodeId n) const {
+    const TensorPlan& p = plan_.tensors[t];
+    const std::uint32_t k = next_seg_[t];
+    return k >= 1 && k < p.segment_begin.size() && p.uses[p.segment_begin[k]].node == n;
+  }
+
+  // One read of t by the step just issued; t joins `closing` on its last.
+  void read(ir::TensorId t, std::vector<ir::TensorId>& closing) {
+    if (plan_.tensors[t].pinned) return;
+    if (!open_[t] || rem_[t] == 0) bug("read of '" + graph_.tensor(t).name + "' outside a segment");
+    if (--rem_[t] == 0) {
+      open_[t] = 0;
+      closing.push_back(t);
+    }
+  }
+
+  void free_now(ir::TensorId t) {
+    pending_[t] = 0;
+    // PLAN_FORMAT: a free waits for every earlier swap_out of its tensor.
+    now_ = std::max(now_, swap_out_end_[t]);
+    last_free_[t] = static_cast<std::int64_t>(out_.steps.size());
+    push(StepOp::kFree, t);
+    resident_[t] = 0;
+    in_use_ -= bytes(t);
+  }
+
+  // Frees in ascending id (as the baseline does); a swapped tensor whose
+  // copy is still running waits in `deferred_` instead of stalling.
+  void free_all(std::vector<ir::TensorId>& ts) {
+    std::sort(ts.begin(), ts.end());
+    for (ir::TensorId t : ts) {
+      if (options_.defer_swap_frees && swap_out_end_[t] > now_) {
+        pending_[t] = 1;
+        deferred_.push({swap_out_end_[t], t});
+      } else {
+        free_now(t);
+      }
+    }
+    ts.clear();
+    while (!deferred_.empty() && deferred_.top().first <= now_) {
+      const ir::TensorId t = deferred_.top().second;
+      deferred_.pop();
+      if (pending_[t]) free_now(t);
+    }
+  }
+
+  // Issues deferred frees, earliest copy first, until `more` bytes fit.
+  void make_room(std::uint64_t more) {
+    while (!deferred_.empty() && exceeds(in_use_, more, options_.budget_bytes)) {
+      const ir::TensorId t = deferred_.top().second;
+      deferred_.pop();
+      if (pending_[t]) free_now(t);
+    }
+  }
+
+  const std::vector<ir::TensorId>& distinct_inputs(ir::NodeId n) {
+    inputs_ = graph_.node(n).inputs;
+    std::sort(inputs_.begin(), inputs_.end());
+    inputs_.erase(std::unique(inputs_.begin(), inputs_.end()), inputs_.end());
+    for (ir::TensorId t : inputs_)
+      if (!resident_[t])
+        bug("input '" + graph_.tensor(t).name + "' of '" + graph_.node(n).name + "' not resident");
+    return inputs_;
+  }
+
+  void reload(ir::TensorId t, ir::NodeId turn) {
+    if (open_[t]) return;  // a sibling's recompute in this turn made it
+    if (pending_[t]) free_now(t);
+    if (resident_[t]) bug("reload of resident '" + graph_.tensor(t).name + "'");
+    if (plan_.tensors[t].reload == Decision::kSwap) {
+      make_room(bytes(t));
+      const auto slot = static_cast<std::uint32_t>(out_.steps.size());
+      out_.swap_ins.push_back({t, slot, static_cast<std::uint32_t>(last_free_[t] + 1)});
+      resident_[t] = 1;
+      in_use_ += bytes(t);
+      open_segment(t);
+    } else {
+      recompute(graph_.tensor(t).producer, turn);
+    }
+  }
+
+  void recompute(ir::NodeId n, ir::NodeId turn) {
+    const ir::Node& node = graph_.node(n);
+    std::uint64_t more = 0;
+    for (ir::TensorId out : node.outputs)
+      if (!resident_[out]) more += bytes(out);
+    make_room(more);
+    const auto& inputs = distinct_inputs(n);
+    push(StepOp::kRecompute, n);
+    ++computes_;
+    now_ += seconds(n);
+    for (ir::TensorId out : node.outputs) {
+      if (resident_[out]) continue;
+      resident_[out] = 1;
+      in_use_ += bytes(out);
+      // An output nobody reloads in this turn was made only because a
+      // recompute makes all its outputs: release it at once.
+      if (reload_due(out, turn)) {
+        open_segment(out);
+      } else {
+        closing_.push_back(out);
+      }
+    }
+    for (ir::TensorId in : inputs) read(in, closing_);
+    free_all(closing_);
+  }
+
+  void compute(ir::NodeId n) {
+    const ir::Node& node = graph_.node(n);
+    std::uint64_t more = 0;
+    for (ir::TensorId out : node.outputs) more += bytes(out);
+    make_room(more);
+    const auto& inputs = distinct_inputs(n);
+    push(StepOp::kCompute, n);
+    ++computes_;
+    now_ += seconds(n);
+    for (ir::TensorId out : node.outputs) {
+      if (resident_[out]) bug("output '" + graph_.tensor(out).name + "' made twice");
+      resident_[out] = 1;
+      in_use_ += bytes(out);
+      if (!plan_.tensors[out].pinned) open_segment(out);
+    }
+    for (ir::TensorId out : node.outputs) {
+      if (plan_.tensors[out].reload != Decision::kSwap) continue;
+      push(StepOp::kSwapOut, out);
+      // The d2h stream is in order and starts a copy once its tensor exists.
+      d2h_end_ =
+          std::max(d2h_end_, now_) + estimate_transfer(bytes(out), costs_.device.d2h_bytes_per_s);
+      swap_out_end_[out] = d2h_end_;
+    }
+    for (ir::TensorId in : inputs) read(in, closing_);
+    for (ir::TensorId out : node.outputs) {
+      if (plan_.tensors[out].pinned || rem_[out] != 0 || !open_[out]) continue;
+      open_[out] = 0;  // nothing reads it in its first segment
+      closing_.push_back(out);
+    }
+    free_all(closing_);
+  }
+
+  const ir::Graph& graph_;
+  const ir::NodeCosts& costs_;
+  const ReloadPlan& plan_;
+  const EmitOptions& options_;
+  Skeleton out_;
+  std::vector<char> resident_, open_, pending_;
+  std::vector<std::uint32_t> rem_, next_seg_;
+  std::vector<std::int64_t> last_free_;
+  std::vector<double> swap_out_end_;
+  using Deferred = std::pair<double, ir::TensorId>;
+  std::priority_queue<Deferred, std::vector<Deferred>, std::greater<>> deferred_;
+  std::vector<ir::TensorId> inputs_, closing_;
+  std::uint64_t in_use_ = 0;
+  double now_ = 0;
+  double d2h_end_ = 0;
+  std::uint32_t computes_ = 0;
+  ir::NodeId turn_ = 0;
+};
+
+}  // namespace
+
+Skeleton emit_skeleton(const ir::Graph& graph, const ir::NodeCosts& costs, const ReloadPlan& plan,
+                       const EmitOptions& options) {
+  return Emitter(graph, costs, plan, options).run();
+}
+
+}  // namespace memplan::planner::detail

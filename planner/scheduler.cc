@@ -1,0 +1,120 @@
+#include "planner/scheduler.h"
+
+#include <algorithm>
+#include <string>
+
+#include "planner/prefetch.h"
+#include "planner/reload_plan.h"
+#include "planner/schedule_emit.h"
+#include "planner/segment_split.h"
+
+namespace memplan::planner {
+namespace {
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+std::string describe(const ir::Graph& graph, const Step& step) {
+  std::string text(to_string(step.op));
+  if (step.on_node()) return text + " " + quoted(graph.node(step.id).name);
+  return text + " " + quoted(graph.tensor(step.id).name);
+}
+
+// One line: where memory peaks and the largest tensors resident there, found
+// by replaying the schedule up to that step.
+std::string diagnose(const ir::Graph& graph, const ScheduleResult& r, std::uint64_t budget,
+                     const std::vector<Decision>& applied) {
+  const auto& tensors = graph.tensors();
+  std::vector<char> resident(tensors.size(), 0);
+  for (ir::TensorId t = 0; t < tensors.size(); ++t) resident[t] = tensors[t].initially_resident();
+  std::string where = "the initial state";
+  for (std::int64_t i = 0; i <= r.worst_step; ++i) {
+    const Step& s = r.schedule[static_cast<std::size_t>(i)];
+    switch (s.op) {
+      case StepOp::kCompute:
+      case StepOp::kRecompute:
+        for (ir::TensorId out : graph.node(s.id).outputs) resident[out] = 1;
+        break;
+      case StepOp::kSwapIn:
+        resident[s.id] = 1;
+        break;
+      case StepOp::kFree:
+        resident[s.id] = 0;
+        break;
+      case StepOp::kSwapOut:
+        break;
+    }
+  }
+  if (r.worst_step >= 0) {
+    where = "step " + std::to_string(r.worst_step) + " (" +
+            describe(graph, r.schedule[static_cast<std::size_t>(r.worst_step)]) + ")";
+  }
+  std::vector<ir::TensorId> held;
+  for (ir::TensorId t = 0; t < tensors.size(); ++t)
+    if (resident[t]) held.push_back(t);
+  const std::size_t shown = std::min<std::size_t>(3, held.size());
+  std::partial_sort(held.begin(), held.begin() + static_cast<std::ptrdiff_t>(shown), held.end(),
+                    [&](ir::TensorId a, ir::TensorId b) {
+                      if (tensors[a].bytes != tensors[b].bytes)
+                        return tensors[a].bytes > tensors[b].bytes;
+                      return a < b;
+                    });
+  std::string line = "peak " + std::to_string(r.peak_bytes) + " B at " + where + " is " +
+                     std::to_string(r.over_budget_bytes) + " B over the budget of " +
+                     std::to_string(budget) + " B; largest resident:";
+  for (std::size_t i = 0; i < shown; ++i) {
+    const ir::Tensor& t = tensors[held[i]];
+    line += std::string(i == 0 ? " " : ", ") + quoted(t.name) + " " + std::to_string(t.bytes) +
+            " B (" + std::string(ir::to_string(t.cls)) + ", " +
+            std::string(to_string(applied[held[i]])) + ")";
+  }
+  return line;
+}
+
+}  // namespace
+
+ScheduleResult make_schedule(const ir::Graph& graph, const ir::NodeCosts& costs,
+                             const std::vector<Decision>& decisions,
+                             const ScheduleOptions& options) {
+  const std::vector<Decision> requested = detail::applicable_decisions(graph, decisions);
+  detail::EmitOptions emit;
+  emit.budget_bytes = options.budget_bytes;
+  emit.defer_swap_frees = options.defer_swap_frees;
+  detail::PrefetchOptions prefetch;
+  prefetch.budget_bytes = options.budget_bytes;
+  prefetch.window_steps = options.prefetch_window;
+  prefetch.h2d_bytes_per_s = costs.device.h2d_bytes_per_s;
+
+  // Each round schedules from scratch; the best (lowest peak, then earliest)
+  // is kept, so a split that backfires costs time but never memory.
+  std::vector<std::vector<ir::NodeId>> splits;
+  ScheduleResult result;
+  bool have = false;
+  for (std::size_t round = 0;; ++round) {
+    const detail::ReloadPlan plan = detail::plan_reloads(graph, requested, splits);
+    const detail::Skeleton skeleton = detail::emit_skeleton(graph, costs, plan, emit);
+    detail::Placed placed = detail::place_swap_ins(graph, skeleton, prefetch);
+    const std::uint64_t peak = placed.peak_bytes;
+    // A round that did not lower the peak is a sign the excess is not made
+    // of held reloads; stop rather than pile up splits (and time).
+    const bool progress = !have || peak < result.peak_bytes;
+    if (progress) {
+      have = true;
+      result.schedule = std::move(placed.schedule);
+      result.peak_bytes = peak;
+      result.worst_step = placed.peak_step;
+      result.applied.clear();
+      for (const detail::TensorPlan& p : plan.tensors) result.applied.push_back(p.applied);
+    }
+    if (peak <= options.budget_bytes || round >= options.split_rounds || !progress) break;
+    if (!detail::split_over_budget(graph, plan, skeleton, placed, options.budget_bytes, splits))
+      break;
+  }
+  result.fits = result.peak_bytes <= options.budget_bytes;
+  if (!result.fits) {
+    result.over_budget_bytes = result.peak_bytes - options.budget_bytes;
+    result.diagnosis = diagnose(graph, result, options.budget_bytes, result.applied);
+  }
+  return result;
+}
+
+}  // namespace memplan::planner

@@ -1,0 +1,91 @@
+#include "planner/segment_split.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "planner/max_add_tree.h"
+
+namespace memplan::planner::detail {
+namespace {
+
+// A tensor held between two reads of one reload segment.
+struct Gap {
+  std::uint64_t bytes;
+  ir::TensorId tensor;
+  ir::NodeId prev;  // turn of the read before
+  ir::NodeId next;  // turn of the read after: the new segment starts there
+};
+
+}  // namespace
+
+bool split_over_budget(const ir::Graph& graph, const ReloadPlan& plan, const Skeleton& skeleton,
+                       const Placed& placed, std::uint64_t budget_bytes,
+                       std::vector<std::vector<ir::NodeId>>& splits) {
+  const auto budget = static_cast<std::int64_t>(
+      std::min<std::uint64_t>(budget_bytes, std::numeric_limits<std::int64_t>::max()));
+  if (skeleton.steps.empty() || std::none_of(placed.level.begin(), placed.level.end(),
+                                             [&](std::int64_t v) { return v > budget; }))
+    return false;
+
+  std::vector<Gap> gaps;
+  for (ir::TensorId t = 0; t < plan.tensors.size(); ++t) {
+    const TensorPlan& p = plan.tensors[t];
+    if (p.reload == Decision::kKeep || graph.tensor(t).bytes == 0) continue;
+    for (std::size_t k = 1; k < p.segment_begin.size(); ++k) {
+      const std::size_t end =
+          k + 1 < p.segment_begin.size() ? p.segment_begin[k + 1] : p.uses.size();
+      for (std::size_t i = p.segment_begin[k] + 1; i < end; ++i)
+        if (p.uses[i].node > p.uses[i - 1].node + 1)
+          gaps.push_back({graph.tensor(t).bytes, t, p.uses[i - 1].node, p.uses[i].node});
+    }
+  }
+  std::sort(gaps.begin(), gaps.end(), [](const Gap& a, const Gap& b) {
+    if (a.bytes != b.bytes) return a.bytes > b.bytes;
+    if (a.tensor != b.tensor) return a.tensor < b.tensor;
+    return a.next < b.next;
+  });
+
+  // Split, the tensor is gone from after the turn of its read before (its
+  // free ends that turn at the latest) until the turn of its read after
+  // (its reload opens that turn at the earliest): the slots from the first
+  // step of turn prev + 1 up to the first step of turn next. The excess over
+  // the budget is taken down by the bytes of each split, largest first,
+  // while some slot it spans is still over.
+  std::vector<std::int64_t> excess(placed.level);
+  for (std::int64_t& v : excess) v -= budget;
+  MaxAddTree over(excess);
+  auto first_step = [&](ir::NodeId turn) {
+    return static_cast<std::size_t>(
+        std::lower_bound(skeleton.turn.begin(), skeleton.turn.end(), turn) - skeleton.turn.begin());
+  };
+  // A tensor recomputed again at `next` reads its producer's inputs there;
+  // those that are evicted get a segment starting there too, so the chain
+  // is rerun in full rather than its inputs held from their previous read
+  // (across the very slots the split relieves).
+  std::vector<ir::TensorId> chain;
+  auto split_at = [&](ir::TensorId t, ir::NodeId turn) {
+    chain.assign(1, t);
+    while (!chain.empty()) {
+      const ir::TensorId x = chain.back();
+      chain.pop_back();
+      if (splits.size() <= x) splits.resize(x + 1);
+      auto& mine = splits[x];
+      if (std::find(mine.begin(), mine.end(), turn) != mine.end()) continue;
+      mine.push_back(turn);
+      if (plan.tensors[x].reload != Decision::kRecompute) continue;
+      for (ir::TensorId in : graph.node(graph.tensor(x).producer).inputs)
+        if (plan.tensors[in].reload != Decision::kKeep) chain.push_back(in);
+    }
+  };
+  bool added = false;
+  for (const Gap& g : gaps) {
+    const std::size_t lo = first_step(g.prev + 1), hi = first_step(g.next);
+    if (lo >= hi || over.max(lo, hi - 1) <= 0) continue;
+    over.add(lo, hi - 1, -static_cast<std::int64_t>(g.bytes));
+    split_at(g.tensor, g.next);
+    added = true;
+  }
+  return added;
+}
+
+}  // namespace memplan::planner::detail

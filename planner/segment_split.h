@@ -1,0 +1,27 @@
+#pragma once
+// The over-budget repair: "a reloaded tensor is kept until its last reader
+// while the budget allows; else it is reloaded again later". After a
+// schedule is built, evicted tensors held between two reads of a reload
+// segment across slots over the budget get an extra segment, so they are
+// freed after the read before and reloaded (swap_in again or recomputed
+// again) for the read after.
+#include <cstdint>
+#include <vector>
+
+#include "ir/graph.h"
+#include "planner/prefetch.h"
+#include "planner/reload_plan.h"
+#include "planner/schedule_emit.h"
+
+namespace memplan::planner::detail {
+
+// Adds to `splits` (see plan_reloads), largest tensors first, while a slot
+// the split would relieve is still over the budget (by the estimate that
+// the split frees exactly its bytes over the turns between the two reads).
+// Returns whether any split was added. O(gaps log slots), where gaps are
+// pairs of consecutive reads in reload segments.
+bool split_over_budget(const ir::Graph& graph, const ReloadPlan& plan, const Skeleton& skeleton,
+                       const Placed& placed, std::uint64_t budget_bytes,
+                       std::vector<std::vector<ir::NodeId>>& splits);
+
+}  // namespace memplan::planner::detail

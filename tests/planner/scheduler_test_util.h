@@ -1,0 +1,135 @@
+#pragma once
+// Helpers for the scheduler tests: graphs by hand, costs, schedules as text,
+// an independent residency replay and a full validate() of a result.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/costs.h"
+#include "ir/graph.h"
+#include "ir/onnx_loader.h"
+#include "planner/baseline_plan.h"
+#include "planner/plan.h"
+#include "planner/plan_validator.h"
+#include "planner/scheduler.h"
+#include "support/model_builder.h"
+
+namespace memplan::planner::sched_test {
+
+inline ir::Graph load(const test::ModelBuilder& b, const std::string& stem,
+                      std::map<std::string, std::int64_t> dims = {{"batch", 2}}) {
+  ir::LoadOptions o;
+  o.dims = std::move(dims);
+  return ir::load_model(b.write(stem), o).graph;
+}
+
+// Every node takes `seconds`; copies are fast enough to be near free.
+inline ir::NodeCosts unit_costs(const ir::Graph& g, double seconds = 1.0,
+                                double bytes_per_s = 1e12) {
+  ir::NodeCosts c;
+  c.seconds.assign(g.nodes().size(), seconds);
+  c.device.name = "test-gpu";
+  c.device.memory_bytes = 1ull << 40;
+  c.device.h2d_bytes_per_s = bytes_per_s;
+  c.device.d2h_bytes_per_s = bytes_per_s;
+  return c;
+}
+
+// "compute f0", "free a": a schedule readable in test failures.
+inline std::vector<std::string> text(const ir::Graph& g, const std::vector<Step>& schedule) {
+  std::vector<std::string> out;
+  out.reserve(schedule.size());
+  for (const Step& s : schedule)
+    out.push_back(std::string(to_string(s.op)) + " " +
+                  (s.on_node() ? g.node(s.id).name : g.tensor(s.id).name));
+  return out;
+}
+
+inline std::vector<Decision> decide(const ir::Graph& g,
+                                    std::initializer_list<std::pair<const char*, Decision>> list) {
+  std::vector<Decision> d(g.tensors().size(), Decision::kKeep);
+  for (const auto& [name, decision] : list) {
+    auto id = g.find_tensor(name);
+    EXPECT_TRUE(id.has_value()) << name;
+    if (id) d[*id] = decision;
+  }
+  return d;
+}
+
+inline Decision applied(const ir::Graph& g, const ScheduleResult& r, const char* name) {
+  return r.applied.at(*g.find_tensor(name));
+}
+
+// An independent replay of PLAN_FORMAT's step rules, written apart from the
+// validator so the two cross-check. Returns the first broken rule or "".
+inline std::string replay(const ir::Graph& g, const std::vector<Step>& schedule,
+                          std::uint64_t* peak_out = nullptr) {
+  const auto& ts = g.tensors();
+  std::vector<char> resident(ts.size()), host(ts.size()), computed(g.nodes().size());
+  std::uint64_t in_use = 0;
+  for (ir::TensorId t = 0; t < ts.size(); ++t)
+    if (ts[t].initially_resident()) resident[t] = 1, in_use += ts[t].bytes;
+  std::uint64_t peak = in_use;
+  for (std::size_t i = 0; i < schedule.size(); ++i) {
+    const Step& s = schedule[i];
+    const std::string at = "step " + std::to_string(i) + ": ";
+    if (s.on_node()) {
+      const ir::Node& n = g.node(s.id);
+      if (s.op == StepOp::kCompute && computed[s.id]) return at + "computed twice";
+      if (s.op == StepOp::kRecompute && (!computed[s.id] || n.is_random()))
+        return at + "bad recompute " + n.name;
+      for (ir::TensorId in : n.inputs)
+        if (!resident[in]) return at + "input " + ts[in].name + " not resident";
+      for (ir::TensorId out : n.outputs) {
+        if (resident[out] && s.op == StepOp::kCompute) return at + "output already resident";
+        if (!resident[out]) resident[out] = 1, in_use += ts[out].bytes;
+      }
+      computed[s.id] = 1;
+    } else if (s.op == StepOp::kSwapOut) {
+      if (!resident[s.id]) return at + "swap_out of absent " + ts[s.id].name;
+      host[s.id] = 1;
+    } else if (s.op == StepOp::kSwapIn) {
+      if (resident[s.id] || !host[s.id]) return at + "bad swap_in " + ts[s.id].name;
+      resident[s.id] = 1;
+      in_use += ts[s.id].bytes;
+    } else {
+      if (!resident[s.id]) return at + "free of absent " + ts[s.id].name;
+      if (ts[s.id].initially_resident()) return at + "free of graph input " + ts[s.id].name;
+      resident[s.id] = 0;
+      in_use -= ts[s.id].bytes;
+    }
+    peak = std::max(peak, in_use);
+  }
+  for (ir::NodeId n = 0; n < g.nodes().size(); ++n)
+    if (!computed[n]) return "node " + g.node(n).name + " never computed";
+  for (ir::TensorId t = 0; t < ts.size(); ++t)
+    if (ts[t].is_graph_output && !resident[t]) return "output " + ts[t].name + " not resident";
+  if (peak_out != nullptr) *peak_out = peak;
+  return {};
+}
+
+// The result as a whole plan checked by planner::validate. Over budget, the
+// plan states its own peak as the budget so every other rule is checked.
+inline Validation validate_result(const ir::Graph& g, const ir::NodeCosts& costs,
+                                  const ScheduleResult& r, std::uint64_t budget) {
+  Plan plan;
+  plan.model_path = "test.onnx";
+  plan.model_sha256 = std::string(64, '0');
+  plan.dims = g.dims;
+  plan.device = costs.device;
+  plan.budget_bytes = r.fits ? budget : r.peak_bytes;
+  plan.node_seconds = costs.seconds;
+  for (const ir::Tensor& t : g.tensors()) plan.tensor_bytes.push_back(t.bytes);
+  plan.decisions = r.applied;
+  plan.schedule = r.schedule;
+  fill_predicted(g, plan);
+  return validate(g, plan);
+}
+
+}  // namespace memplan::planner::sched_test
