@@ -116,12 +116,22 @@ std::uint64_t smallest_reachable_peak(const ir::Graph& g, const ir::NodeCosts& c
   po.allow_swap = allow_swap;
   po.allow_recompute = allow_recompute;
   solvers::Problem p = solvers::build_problem(g, costs, 0, po);
-  std::vector<Decision> all(p.candidates.size(), Decision::kKeep);
-  for (std::size_t i = 0; i < all.size(); ++i)
-    all[i] = p.candidates[i].can_recompute ? Decision::kRecompute
-             : p.candidates[i].can_swap    ? Decision::kSwap
-                                           : Decision::kKeep;
-  return schedule_for(g, costs, decisions_by_tensor(g, p, all), 0, std::nullopt).peak_bytes;
+  // Evict every candidate, preferring recompute, then preferring swap (on
+  // residual chains swapping reaches lower: recomputing rebuilds the chain),
+  // and take the lower of the two scheduled peaks.
+  std::uint64_t best = UINT64_MAX;
+  for (Decision first : {Decision::kRecompute, Decision::kSwap}) {
+    std::vector<Decision> all(p.candidates.size(), Decision::kKeep);
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      const auto& c = p.candidates[i];
+      bool can_first = first == Decision::kSwap ? c.can_swap : c.can_recompute;
+      bool can_other = first == Decision::kSwap ? c.can_recompute : c.can_swap;
+      Decision other = first == Decision::kSwap ? Decision::kRecompute : Decision::kSwap;
+      all[i] = can_first ? first : can_other ? other : Decision::kKeep;
+    }
+    best = std::min(best, schedule_for(g, costs, decisions_by_tensor(g, p, all), 0, std::nullopt).peak_bytes);
+  }
+  return best;
 }
 
 PlanOutcome search_plan(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req) {

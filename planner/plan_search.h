@@ -40,7 +40,8 @@ struct PlanOutcome {
 PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& costs, const PlanRequest& request);
 
 // The smallest peak memplan can reach with the allowed options: every
-// candidate evicted (recompute where allowed, else swap), scheduled.
+// candidate evicted (all recompute, or all swap, each falling back to the
+// other where not allowed), scheduled; the lower of the two.
 std::uint64_t smallest_reachable_peak(const ir::Graph& graph, const ir::NodeCosts& costs, bool allow_swap,
                                       bool allow_recompute);
 

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <string>
 
+#include "solvers/coarsen.h"
 #include "solvers/ilp_model.h"
 #include "solvers/model_eval.h"
 
@@ -54,7 +55,9 @@ class Progress final : public CbcEventHandler {
 
 }  // namespace
 
-Solution IlpSolver::solve(const Problem& problem, const SolverOptions& options) const {
+namespace {
+
+Solution solve_exact(const Problem& problem, const SolverOptions& options) {
   const auto start = Clock::now();
   Solution out;
   out.choice.assign(problem.candidates.size(), Decision::kKeep);
@@ -165,6 +168,41 @@ Solution IlpSolver::solve(const Problem& problem, const SolverOptions& options) 
               std::to_string(m.memory_rows.size()) + " memory rows, " + std::to_string(m.nonzeros()) +
               " nonzeros";
   return finish(out);
+}
+
+}  // namespace
+
+Solution IlpSolver::solve(const Problem& problem, const SolverOptions& options) const {
+  std::size_t binaries = 0;
+  for (const auto& c : problem.candidates) binaries += (c.can_swap ? 1 : 0) + (c.can_recompute ? 1 : 0);
+  if (binaries <= max_binaries_) return solve_exact(problem, options);
+
+  // Too large to solve exactly in time: solve groups, expand, and keep the
+  // warm start when it is better. The coarse bound bounds the coarse
+  // problem only, so none is reported.
+  const auto start = Clock::now();
+  Coarsened c = coarsen(problem, max_binaries_ / 2);
+  SolverOptions co = options;
+  co.warm_start.clear();
+  Solution coarse = solve_exact(c.problem, co);
+  Solution out;
+  out.choice = expand(c, coarse.choice, problem.candidates.size());
+  ModelEval e = evaluate(problem, out.choice);
+  out.status = e.fits ? "feasible" : "infeasible";
+  if (options.warm_start.size() == problem.candidates.size()) {
+    ModelEval w = evaluate(problem, options.warm_start);
+    if (w.fits && (!e.fits || w.overhead_seconds < e.overhead_seconds)) {
+      out.choice = options.warm_start;
+      e = w;
+      out.status = "feasible";
+    }
+  }
+  out.objective_seconds = e.overhead_seconds;
+  out.note = "coarsened: " + std::to_string(c.problem.candidates.size()) + " groups for " +
+             std::to_string(problem.candidates.size()) + " candidates (" + std::to_string(binaries) +
+             " binaries > " + std::to_string(max_binaries_) + "); coarse run: " + coarse.status + ", " + coarse.note;
+  out.solve_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return out;
 }
 
 }  // namespace memplan::solvers

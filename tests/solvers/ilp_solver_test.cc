@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "random_problem.h"
+#include "solvers/coarsen.h"
 #include "solvers/greedy_solver.h"
 #include "solvers/model_eval.h"
 
@@ -88,6 +89,41 @@ TEST(IlpSolver, FitsAlreadyMeansKeepEverything) {
   EXPECT_EQ(s.status, "optimal");
   EXPECT_EQ(s.objective_seconds, 0.0);
   for (auto d : s.choice) EXPECT_EQ(d, Decision::kKeep);
+}
+
+}  // namespace
+}  // namespace memplan::solvers
+
+namespace memplan::solvers {
+namespace {
+
+TEST(IlpSolver, CoarsensLargeProblemsAndSaysSo) {
+  Problem p = test::random_problem(21, 300, 600, 0.7);
+  Solution s = IlpSolver(100).solve(p, {});
+  EXPECT_NE(s.note.find("coarsened"), std::string::npos) << s.note;
+  EXPECT_FALSE(s.bound_seconds.has_value());
+  if (s.status != "infeasible") {
+    EXPECT_EQ(s.status, "feasible");
+    EXPECT_TRUE(evaluate(p, s.choice).fits);
+  }
+}
+
+TEST(Coarsen, FeasibleCoarseAssignmentsAreFeasibleFineOnes) {
+  Problem p = test::random_problem(22, 120, 400, 0.8);
+  Coarsened c = coarsen(p, 20);
+  EXPECT_LE(c.problem.candidates.size(), 120u);
+  std::size_t members = 0;
+  for (const auto& m : c.members) members += m.size();
+  EXPECT_EQ(members, p.candidates.size());
+  std::vector<Decision> all(c.problem.candidates.size());
+  for (std::size_t g = 0; g < all.size(); ++g)
+    all[g] = c.problem.candidates[g].can_recompute ? Decision::kRecompute
+             : c.problem.candidates[g].can_swap    ? Decision::kSwap
+                                                   : Decision::kKeep;
+  ModelEval coarse = evaluate(c.problem, all);
+  ModelEval fine = evaluate(p, expand(c, all, p.candidates.size()));
+  // Groups free only where all members do: the fine peak is never higher.
+  EXPECT_LE(fine.peak_bytes, coarse.peak_bytes);
 }
 
 }  // namespace
