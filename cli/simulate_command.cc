@@ -36,6 +36,7 @@ struct SimulateOptions {
   ModelOptions model;
   std::string plan;
   std::string decisions;
+  std::string evict_all;  // swap | recompute: every activation
   std::string budget;
   std::string trace;
   std::string svg;
@@ -132,7 +133,16 @@ std::string over_budget(const ir::Graph& graph, const planner::Plan& plan,
 
 WhatIf from_decisions(const SimulateOptions& o, const ModelInputs& in, std::uint64_t budget) {
   const ir::Graph& graph = in.model.graph;
-  std::vector<planner::Decision> requested = read_decisions(graph, o.decisions);
+  std::vector<planner::Decision> requested;
+  if (!o.evict_all.empty()) {
+    // Every activation; the scheduler falls back to keep where it must.
+    const auto d = o.evict_all == "swap" ? planner::Decision::kSwap : planner::Decision::kRecompute;
+    requested.assign(graph.tensors().size(), planner::Decision::kKeep);
+    for (ir::TensorId t = 0; t < graph.tensors().size(); ++t)
+      if (graph.tensor(t).cls == ir::TensorClass::kActivation) requested[t] = d;
+  } else {
+    requested = read_decisions(graph, o.decisions);
+  }
   planner::ScheduleOptions options;
   options.budget_bytes = budget;
   planner::ScheduleResult sched = planner::make_schedule(graph, in.costs, requested, options);
@@ -295,8 +305,11 @@ void print_text(const ordered_json& r, std::ostream& out) {
 }
 
 void run(SimulateOptions o) {
-  if (o.plan.empty() == o.decisions.empty())
-    throw UsageError("simulate: give exactly one of --plan PLAN or --decisions D.json");
+  const int sources = (o.plan.empty() ? 0 : 1) + (o.decisions.empty() ? 0 : 1) + (o.evict_all.empty() ? 0 : 1);
+  if (sources != 1)
+    throw UsageError("simulate: give exactly one of --plan PLAN, --decisions D.json or --evict-all swap|recompute");
+  if (!o.evict_all.empty() && o.evict_all != "swap" && o.evict_all != "recompute")
+    throw UsageError("--evict-all: '" + o.evict_all + "' is not swap or recompute");
   std::optional<std::uint64_t> budget;
   if (!o.budget.empty()) budget = ir::parse_bytes(o.budget, "--budget");
 
@@ -357,7 +370,11 @@ void add_simulate_command(CLI::App& app) {
   auto* dec = cmd->add_option(
       "--decisions", opts->decisions,
       R"(JSON {"swap": [tensor...], "recompute": [tensor...]}: schedule and simulate these)");
+  auto* all = cmd->add_option("--evict-all", opts->evict_all,
+                              "swap | recompute: what if every activation were swapped (or recomputed)");
   plan->excludes(dec);
+  plan->excludes(all);
+  dec->excludes(all);
   cmd->add_option("--budget", opts->budget,
                   "Device-memory limit, e.g. 12GiB (default: none; with --plan: the plan's "
                   "budget); exit 3 if over");

@@ -7,6 +7,7 @@
 #include "planner/baseline_plan.h"
 #include "planner/dtr_evictor.h"
 #include "planner/plan_validator.h"
+#include "planner/planning_order.h"
 #include "planner/simulator.h"
 #include "solvers/problem_builder.h"
 #include "solvers/solver_registry.h"
@@ -42,6 +43,17 @@ Plan assemble(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest&
   plan.decisions = sched.applied;
   plan.decisions.resize(g.tensors().size(), Decision::kKeep);
   plan.schedule = sched.schedule;
+  fill_predicted(g, plan);
+  return plan;
+}
+
+// A plan made on the planning graph, restated for the graph as given:
+// node ids mapped back, node_seconds in the graph's order, and the
+// baseline figures of the graph's own order.
+Plan to_original(const PlanningGraph& pg, Plan plan, const ir::Graph& g, const ir::NodeCosts& costs) {
+  for (Step& st : plan.schedule)
+    if (st.on_node()) st.id = pg.original[st.id];
+  plan.node_seconds = costs.seconds;
   fill_predicted(g, plan);
   return plan;
 }
@@ -110,8 +122,11 @@ std::vector<Decision> decisions_by_tensor(const ir::Graph& g, const solvers::Pro
   return d;
 }
 
-std::uint64_t smallest_reachable_peak(const ir::Graph& g, const ir::NodeCosts& costs, bool allow_swap,
+std::uint64_t smallest_reachable_peak(const ir::Graph& graph, const ir::NodeCosts& graph_costs, bool allow_swap,
                                       bool allow_recompute) {
+  const PlanningGraph pg = planning_graph(graph, graph_costs);
+  const ir::Graph& g = pg.graph;
+  const ir::NodeCosts& costs = pg.costs;
   solvers::ProblemOptions po;
   po.allow_swap = allow_swap;
   po.allow_recompute = allow_recompute;
@@ -134,7 +149,10 @@ std::uint64_t smallest_reachable_peak(const ir::Graph& g, const ir::NodeCosts& c
   return best;
 }
 
-PlanOutcome search_plan(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req) {
+PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& graph_costs, const PlanRequest& req) {
+  const PlanningGraph pg = planning_graph(graph, graph_costs);
+  const ir::Graph& g = pg.graph;
+  const ir::NodeCosts& costs = pg.costs;
   PlanOutcome out;
   solvers::SolverOptions so;
   so.time_limit_seconds = req.time_limit_seconds;
@@ -190,12 +208,16 @@ PlanOutcome search_plan(const ir::Graph& g, const ir::NodeCosts& costs, const Pl
     out.rounds = a.rounds;
     out.note = a.solution.note;
   }
+  out.plan = to_original(pg, std::move(out.plan), graph, graph_costs);
+  if (pg.hoisted > 0)
+    out.note += (out.note.empty() ? "" : "; ") + std::to_string(pg.hoisted) +
+                " nodes issued earlier than the graph's order (shape reads, weight-gradient products, accumulators)";
   out.fits = out.plan.predicted.peak_bytes <= req.budget_bytes;
   // Never hand out a plan that breaks a rule (the budget aside: callers
   // decide what an over-budget plan means).
   Plan check = out.plan;
   check.budget_bytes = std::max(check.budget_bytes, check.predicted.peak_bytes);
-  Validation v = validate(g, check);
+  Validation v = validate(graph, check);
   if (!v.valid) throw InvalidPlanError("internal: the " + out.solver_used + " plan breaks a rule at step " +
                                        std::to_string(v.step) + ": " + v.message);
   return out;
