@@ -12,5 +12,8 @@ void add_compare_command(CLI::App& app);
 void add_maxbatch_command(CLI::App& app);
 void add_simulate_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
+void add_run_command(CLI::App& app);
+void add_rewrite_command(CLI::App& app);
+void add_explain_command(CLI::App& app);
 
 }  // namespace memplan::cli

@@ -14,6 +14,9 @@ int main(int argc, char** argv) {
   memplan::cli::add_maxbatch_command(app);
   memplan::cli::add_simulate_command(app);
   memplan::cli::add_validate_command(app);
+  memplan::cli::add_run_command(app);
+  memplan::cli::add_rewrite_command(app);
+  memplan::cli::add_explain_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -14,7 +14,9 @@
 #include "ir/errors.h"
 #include "ir/liveness.h"
 #include "ir/units.h"
+#include "passes/rewrite_file.h"
 #include "planner/chrome_trace.h"
+#include "planner/memory_layout.h"
 #include "planner/memory_plot_svg.h"
 #include "planner/plan_json.h"
 #include "planner/plan_report.h"
@@ -39,6 +41,7 @@ struct PlanArgs {
   bool fail_over_budget = false;
   bool progress = false;
   bool quiet = false;
+  bool no_rewrite = false;
 };
 
 void run_plan(const PlanArgs& a) {
@@ -82,12 +85,15 @@ void run_plan(const PlanArgs& a) {
   fs::create_directories(a.out_dir, ec);
   if (ec) throw InputError(a.out_dir + ": cannot create the output directory: " + ec.message());
   planner::SimResult sim = planner::simulate(g, out.plan);
+  // Every written plan carries its arena layout, so a runtime needs no allocator.
+  out.plan.memory_layout = planner::compute_memory_layout(g, out.plan);
   const std::string dir = a.out_dir + "/";
   planner::write_plan_file(g, out.plan, dir + "plan.json");
   planner::write_file_atomically(
       dir + "report.md", planner::plan_report_markdown(g, out.plan, sim, {out.solver_used, out.note, out.rounds}));
   planner::write_chrome_trace(g, out.plan, sim, dir + "trace.json");
   planner::write_memory_plot_svg(g, out.plan, sim, dir + "memory.svg");
+  if (!a.no_rewrite) passes::write_rewritten_model(in.model.proto, g, out.plan, {}, dir + "model.memplan.onnx");
 
   if (!a.quiet) {
     std::cout << "plan: " << out.plan.solver.name << " (" << out.plan.solver.status << "), peak "
@@ -96,7 +102,8 @@ void run_plan(const PlanArgs& a) {
               << ir::human_seconds(pr.iteration_seconds) << " vs " << ir::human_seconds(pr.baseline_iteration_seconds)
               << " (+" << std::fixed << std::setprecision(2) << overhead * 100 << "%)\n";
     std::cout << "wrote " << dir << "plan.json, " << dir << "report.md, " << dir << "trace.json, " << dir
-              << "memory.svg\n";
+              << "memory.svg"
+              << (a.no_rewrite ? "" : ", " + dir + "model.memplan.onnx") << "\n";
   }
   if (g_interrupted) throw Error("interrupted: wrote the best plan found so far", ExitCode::kInterrupted);
   if (max_overhead >= 0 && overhead > max_overhead) {
@@ -128,6 +135,7 @@ void add_plan_command(CLI::App& app) {
   cmd->add_flag("--fail-over-budget", a->fail_over_budget, "CI gate: exit 5 (not 3) when no plan fits the budget");
   cmd->add_flag("--progress", a->progress, "Print solver progress on stderr (default when stderr is a terminal)");
   cmd->add_flag("-q,--quiet", a->quiet, "Print nothing on success");
+  cmd->add_flag("--no-rewrite", a->no_rewrite, "Do not write the rewritten model OUTDIR/model.memplan.onnx");
   cmd->callback([a] { run_plan(*a); });
 }
 

@@ -9,6 +9,7 @@
 
 #include "ir/device.h"
 #include "ir/graph.h"
+#include "planner/memory_layout.h"
 #include "solvers/decision.h"
 
 namespace memplan::planner {
@@ -64,6 +65,10 @@ struct Plan {
   std::vector<ir::TensorId> alias_of;
   std::vector<Step> schedule;
   Predicted predicted;
+  // Where each allocation lives in one device arena (`memory_layout`, not
+  // part of format 1's required keys): set for every plan `memplan plan`
+  // writes; absent in plans that predate it.
+  std::optional<MemoryLayout> memory_layout;
 };
 
 }  // namespace memplan::planner

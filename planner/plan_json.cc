@@ -262,6 +262,35 @@ void read_predicted(const Reader& r, const json& doc, Plan& plan) {
       r.seconds_at(p, "predicted", "baseline_iteration_seconds");
 }
 
+// `memory_layout` (runtime-stub/README.md): optional; its agreement with the
+// schedule is memory_layout_problem()'s to judge, like validate() for the rest.
+void read_memory_layout(const Reader& r, const ir::Graph& graph, const json& doc, Plan& plan) {
+  auto it = doc.find("memory_layout");
+  if (it == doc.end()) return;
+  const json& m = r.object(*it, "memory_layout");
+  MemoryLayout layout;
+  layout.alignment = r.count_at(m, "memory_layout", "alignment");
+  if (layout.alignment == 0) r.fail("memory_layout.alignment", "must be >= 1");
+  layout.arena_bytes = r.count_at(m, "memory_layout", "arena_bytes");
+  layout.peak_bytes = r.count_at(m, "memory_layout", "peak_bytes");
+  const json& list = r.array_at(m, "memory_layout", "allocations");
+  layout.allocations.reserve(list.size());
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string key = "memory_layout.allocations[" + std::to_string(i) + "]";
+    const json& entry = r.object(list[i], key);
+    const json& step = r.member(entry, key, "step");
+    if (!step.is_number_integer() || step.get<std::int64_t>() < -1)
+      r.fail(key + ".step", "expected a step index or -1, got " + describe(step));
+    Allocation a;
+    a.step = step.get<std::int64_t>();
+    a.tensor = tensor_named(r, graph, r.string_at(entry, key, "tensor"), key + ".tensor");
+    a.offset = r.count_at(entry, key, "offset");
+    a.bytes = r.count_at(entry, key, "bytes");
+    layout.allocations.push_back(a);
+  }
+  plan.memory_layout = std::move(layout);
+}
+
 std::string strip_json_prefix(std::string_view what) {
   // "[json.exception.parse_error.101] parse error at ..." -> "parse error at ..."
   if (!what.empty() && what.front() == '[') {
@@ -347,6 +376,27 @@ nlohmann::ordered_json plan_to_json(const ir::Graph& graph, const Plan& plan) {
   predicted["baseline_iteration_seconds"] =
       finite(p.baseline_iteration_seconds, "predicted.baseline_iteration_seconds");
   doc["predicted"] = std::move(predicted);
+
+  if (plan.memory_layout) {
+    const MemoryLayout& m = *plan.memory_layout;
+    ordered_json layout;
+    layout["alignment"] = m.alignment;
+    layout["arena_bytes"] = m.arena_bytes;
+    layout["peak_bytes"] = m.peak_bytes;
+    layout["fragmentation"] = finite(m.fragmentation(), "memory_layout.fragmentation");
+    ordered_json list = ordered_json::array();
+    for (const Allocation& a : m.allocations) {
+      if (a.tensor >= graph.tensors().size())
+        throw InvalidPlanError("plan: memory_layout names tensor id " + std::to_string(a.tensor) +
+                               ", not in the graph");
+      list.push_back(ordered_json{{"step", a.step},
+                                  {"tensor", graph.tensor(a.tensor).name},
+                                  {"offset", a.offset},
+                                  {"bytes", a.bytes}});
+    }
+    layout["allocations"] = std::move(list);
+    doc["memory_layout"] = std::move(layout);
+  }
   return doc;
 }
 
@@ -359,6 +409,7 @@ Plan plan_from_json(const ir::Graph& graph, const nlohmann::json& doc, std::stri
   read_tensors(r, graph, doc, plan);
   read_schedule(r, graph, doc, plan);
   read_predicted(r, doc, plan);
+  read_memory_layout(r, graph, doc, plan);
   return plan;
 }
 

@@ -1,0 +1,107 @@
+// `memplan rewrite MODEL --plan PLAN -o OUT.onnx`: the plan applied to the
+// model, as an ONNX training graph (passes/rewrite_model.h says what becomes
+// what). A plan for another model or an invalid plan is refused before
+// anything is written.
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "cli/commands.h"
+#include "cli/model_inputs.h"
+#include "ir/errors.h"
+#include "ir/sha256.h"
+#include "passes/rewrite_file.h"
+#include "planner/plan_json.h"
+#include "planner/plan_validator.h"
+
+namespace memplan::cli {
+namespace {
+
+struct RewriteArgs {
+  ModelOptions model;
+  std::string plan;
+  std::string out;
+  bool quiet = false;
+};
+
+// Without --dim, the dims the plan was made for (as `validate` does).
+void dims_from_plan(const nlohmann::json& doc, ModelOptions& model) {
+  if (!model.dims.empty() || !doc.is_object()) return;
+  auto m = doc.find("model");
+  if (m == doc.end() || !m->is_object()) return;
+  auto dims = m->find("dims");
+  if (dims == m->end() || !dims->is_object()) return;
+  for (const auto& [name, value] : dims->items())
+    if (value.is_number_unsigned())
+      model.dims.push_back(name + "=" + std::to_string(value.get<std::uint64_t>()));
+}
+
+// model.sha256 as the plan states it; empty when it does not (plan_from_json
+// then names the missing key).
+std::string plan_model_sha256(const nlohmann::json& doc) {
+  if (!doc.is_object()) return {};
+  auto m = doc.find("model");
+  if (m == doc.end() || !m->is_object()) return {};
+  auto sha = m->find("sha256");
+  return sha != m->end() && sha->is_string() ? sha->get<std::string>() : std::string();
+}
+
+// A file's bytes, for their sha256.
+std::string file_bytes(const std::string& path, const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open the " + what);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw InputError(path + ": cannot read the " + what);
+  return text.str();
+}
+
+void run(RewriteArgs a) {
+  nlohmann::json doc = planner::read_plan_json(a.plan);
+  const std::string plan_sha256 = ir::sha256_hex(file_bytes(a.plan, "plan file"));
+  // First of all, so that a plan for another model is told as such and not
+  // as the first dim or node name of it that this model lacks.
+  const std::string model_sha256 = ir::sha256_hex(file_bytes(a.model.model, "model"));
+  const std::string planned_for = plan_model_sha256(doc);
+  if (!planned_for.empty() && planned_for != model_sha256)
+    throw InvalidPlanError(a.plan + ": model.sha256 " + planned_for + " is not the sha256 of " +
+                           a.model.model + " (" + model_sha256 +
+                           "): the plan was made for another model file");
+  dims_from_plan(doc, a.model);
+  ModelInputs in = load_inputs(a.model);
+  print_warnings(in.warnings);
+  const ir::Graph& graph = in.model.graph;
+  planner::Plan plan = planner::plan_from_json(graph, doc, a.plan);
+  planner::Validation v = planner::validate(graph, plan);
+  if (!v.valid) throw InvalidPlanError(a.plan + ": invalid: " + v.message);
+
+  passes::RewriteOptions options;
+  options.plan_sha256 = plan_sha256;
+  options.model_sha256 = in.model.sha256;
+  passes::PlanSummary s =
+      passes::write_rewritten_model(in.model.proto, graph, plan, options, a.out);
+  if (!a.quiet) {
+    const std::size_t before = graph.nodes().size();
+    std::cout << "wrote " << a.out << ": " << before + s.swap_outs + s.swap_ins + s.recomputes
+              << " nodes (" << before << " + " << s.swap_outs << " SwapOut + " << s.swap_ins
+              << " SwapIn + " << s.recomputes << " recompute)\n";
+  }
+}
+
+}  // namespace
+
+void add_rewrite_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "rewrite", "Write the model with a plan's swaps and recomputes as ONNX nodes");
+  auto a = std::make_shared<RewriteArgs>();
+  a->model.add_to(*cmd);
+  cmd->add_option("--plan", a->plan, "plan.json made for MODEL")->required();
+  cmd->add_option("-o,--out", a->out, "The rewritten model (.onnx)")->required();
+  cmd->add_flag("-q,--quiet", a->quiet, "Print nothing on success");
+  cmd->callback([a] { run(*a); });
+}
+
+}  // namespace memplan::cli

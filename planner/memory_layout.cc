@@ -1,0 +1,207 @@
+#include "planner/memory_layout.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <optional>
+
+#include "planner/plan.h"
+#include "planner/residency.h"
+
+namespace memplan::planner {
+namespace {
+
+// An allocation with the step that releases it: it occupies memory after
+// steps [start, end) (PLAN_FORMAT counts memory after each step), so two
+// allocations may share bytes exactly when these ranges do not meet.
+struct Lifetime {
+  std::int64_t start = -1;
+  std::int64_t end = 0;
+};
+
+struct Replay {
+  std::vector<Allocation> allocations;
+  std::vector<Lifetime> lifetimes;  // parallel to allocations
+  std::uint64_t peak_bytes = 0;
+};
+
+Replay replay(const ir::Graph& graph, const Plan& plan) {
+  const std::size_t tensors = graph.tensors().size();
+  Residency residency(graph, plan);
+  Replay r;
+  constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  std::vector<std::size_t> open(tensors, kNone);  // live allocation of each base tensor
+  auto bytes_of = [&](ir::TensorId t) -> std::uint64_t {
+    return t < plan.tensor_bytes.size() ? plan.tensor_bytes[t] : 0;
+  };
+  auto add = [&](std::int64_t step, ir::TensorId t) {
+    open[t] = r.allocations.size();
+    r.allocations.push_back({step, t, 0, bytes_of(t)});
+    r.lifetimes.push_back({step, 0});
+  };
+  for (ir::TensorId t = 0; t < tensors; ++t)
+    if (graph.tensor(t).initially_resident() && !residency.is_alias(t)) add(-1, t);
+
+  const auto steps = static_cast<std::int64_t>(plan.schedule.size());
+  for (std::int64_t i = 0; i < steps; ++i) {
+    const Step& step = plan.schedule[static_cast<std::size_t>(i)];
+    if (step.on_node()) {
+      if (step.id < graph.nodes().size())
+        for (ir::TensorId out : graph.node(step.id).outputs)
+          // open[] also skips an output a node lists twice.
+          if (!residency.is_alias(out) && !residency.resident(out) && open[out] == kNone)
+            add(i, out);
+    } else if (step.id < tensors) {
+      const ir::TensorId t = residency.base(step.id);
+      // Mirrors Residency::apply: a swap_in without a host copy makes
+      // nothing resident, a free of a tensor that is not resident frees
+      // nothing.
+      if (step.op == StepOp::kSwapIn && !residency.resident(t) && residency.host_copy(t)) add(i, t);
+      if (step.op == StepOp::kFree && open[t] != kNone) {
+        r.lifetimes[open[t]].end = i;
+        open[t] = kNone;
+      }
+    }
+    residency.apply(step);
+  }
+  for (std::size_t a = 0; a < r.allocations.size(); ++a)
+    if (open[r.allocations[a].tensor] == a) r.lifetimes[a].end = steps;
+  r.peak_bytes = residency.peak_bytes();
+  return r;
+}
+
+std::uint64_t round_up(std::uint64_t v, std::uint64_t alignment) {
+  return (v + alignment - 1) / alignment * alignment;
+}
+
+bool overlap_in_time(const Lifetime& a, const Lifetime& b) {
+  return a.start < b.end && b.start < a.end;
+}
+
+std::string describe(const ir::Graph& graph, const Allocation& a) {
+  std::string name = a.tensor < graph.tensors().size() ? graph.tensor(a.tensor).name
+                                                       : "#" + std::to_string(a.tensor);
+  return "'" + name + "' (step " + std::to_string(a.step) + ")";
+}
+
+}  // namespace
+
+double MemoryLayout::fragmentation() const {
+  return peak_bytes == 0 ? 1.0 : static_cast<double>(arena_bytes) / static_cast<double>(peak_bytes);
+}
+
+std::vector<Allocation> allocations_of(const ir::Graph& graph, const Plan& plan) {
+  return replay(graph, plan).allocations;
+}
+
+MemoryLayout compute_memory_layout(const ir::Graph& graph, const Plan& plan,
+                                   std::uint64_t alignment) {
+  Replay r = replay(graph, plan);
+  MemoryLayout layout;
+  layout.alignment = std::max<std::uint64_t>(alignment, 1);
+  layout.peak_bytes = r.peak_bytes;
+  const std::size_t n = r.allocations.size();
+  std::vector<std::uint64_t> size(n);
+  for (std::size_t a = 0; a < n; ++a) size[a] = round_up(r.allocations[a].bytes, layout.alignment);
+
+  // Largest first: big tensors fix the shape of the arena and small ones
+  // fill the gaps between them. Ties by start, then by order, so the result
+  // does not depend on the sort's stability.
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (size[a] != size[b]) return size[a] > size[b];
+    if (r.lifetimes[a].start != r.lifetimes[b].start)
+      return r.lifetimes[a].start < r.lifetimes[b].start;
+    return a < b;
+  });
+
+  // Placed allocations by ascending offset. Each placement scans them once,
+  // so the whole layout is O(n^2) in the worst case; n is the number of
+  // allocations (about 2x the tensors), a few tens of thousands at most.
+  std::vector<std::size_t> placed;
+  placed.reserve(n);
+  for (std::size_t a : order) {
+    if (size[a] == 0) continue;  // offset 0, occupies nothing
+    std::uint64_t top = 0;       // end of the conflicting allocations seen so far
+    std::optional<std::uint64_t> best_offset;
+    std::uint64_t best_gap = std::numeric_limits<std::uint64_t>::max();
+    for (std::size_t p : placed) {
+      if (!overlap_in_time(r.lifetimes[a], r.lifetimes[p])) continue;
+      const std::uint64_t at = r.allocations[p].offset;
+      if (at > top && at - top >= size[a] && at - top < best_gap) {
+        best_gap = at - top;
+        best_offset = top;
+      }
+      top = std::max(top, at + size[p]);
+    }
+    r.allocations[a].offset = best_offset.value_or(top);
+    layout.arena_bytes = std::max(layout.arena_bytes, r.allocations[a].offset + size[a]);
+    auto pos = std::upper_bound(placed.begin(), placed.end(), a, [&](std::size_t x, std::size_t y) {
+      return r.allocations[x].offset < r.allocations[y].offset;
+    });
+    placed.insert(pos, a);
+  }
+  layout.allocations = std::move(r.allocations);
+  return layout;
+}
+
+std::string memory_layout_problem(const ir::Graph& graph, const Plan& plan,
+                                  const MemoryLayout& layout) {
+  Replay r = replay(graph, plan);
+  if (layout.alignment == 0) return "memory_layout: alignment is 0";
+  if (layout.allocations.size() != r.allocations.size())
+    return "memory_layout: " + std::to_string(layout.allocations.size()) +
+           " allocations for a schedule that makes " + std::to_string(r.allocations.size());
+  for (std::size_t a = 0; a < r.allocations.size(); ++a) {
+    const Allocation& want = r.allocations[a];
+    const Allocation& got = layout.allocations[a];
+    if (got.step != want.step || got.tensor != want.tensor)
+      return "memory_layout: allocation " + std::to_string(a) + " is " + describe(graph, got) +
+             ", the schedule makes " + describe(graph, want) + " there";
+    if (got.bytes != want.bytes)
+      return "memory_layout: " + describe(graph, got) + " has " + std::to_string(got.bytes) +
+             " bytes, the plan says " + std::to_string(want.bytes);
+    if (got.offset % layout.alignment != 0)
+      return "memory_layout: " + describe(graph, got) + " at offset " + std::to_string(got.offset) +
+             " is not aligned to " + std::to_string(layout.alignment);
+    if (got.offset > layout.arena_bytes || got.bytes > layout.arena_bytes - got.offset)
+      return "memory_layout: " + describe(graph, got) + " ends past the arena (" +
+             std::to_string(layout.arena_bytes) + " bytes)";
+  }
+
+  // Sweep the steps: drop what was freed, then check each new allocation
+  // against its neighbours among the live ones (kept by offset).
+  std::vector<std::size_t> by_start(r.allocations.size()), by_end(r.allocations.size());
+  std::iota(by_start.begin(), by_start.end(), std::size_t{0});
+  by_end = by_start;  // allocations are already in start order
+  std::stable_sort(by_end.begin(), by_end.end(), [&](std::size_t a, std::size_t b) {
+    return r.lifetimes[a].end < r.lifetimes[b].end;
+  });
+  std::map<std::uint64_t, std::size_t> live;  // offset -> allocation (non-empty ones)
+  std::size_t next_end = 0;
+  for (std::size_t a : by_start) {
+    const Allocation& x = layout.allocations[a];
+    while (next_end < by_end.size() && r.lifetimes[by_end[next_end]].end <= r.lifetimes[a].start) {
+      const std::size_t gone = by_end[next_end++];
+      auto it = live.find(layout.allocations[gone].offset);
+      if (it != live.end() && it->second == gone) live.erase(it);
+    }
+    if (x.bytes == 0) continue;
+    auto after = live.lower_bound(x.offset);
+    if (after != live.end() && after->first < x.offset + x.bytes)
+      return "memory_layout: " + describe(graph, x) + " overlaps " +
+             describe(graph, layout.allocations[after->second]) + ", which is still live";
+    if (after != live.begin()) {
+      const Allocation& y = layout.allocations[std::prev(after)->second];
+      if (y.offset + y.bytes > x.offset)
+        return "memory_layout: " + describe(graph, x) + " overlaps " + describe(graph, y) +
+               ", which is still live";
+    }
+    live[x.offset] = a;
+  }
+  return {};
+}
+
+}  // namespace memplan::planner

@@ -1,0 +1,62 @@
+#pragma once
+// The static memory layout of a plan: an offset in one device arena for
+// every allocation the schedule makes, computed ahead of time so a runtime
+// needs no allocator (ATP's memory pool, done offline). Written to plan.json
+// under `memory_layout` (runtime-stub/README.md describes the key).
+//
+// An allocation is a tensor becoming resident (PLAN_FORMAT.md): a graph input
+// or initializer at the start (step -1), an output of a compute or recompute
+// step, or the target of a swap_in. It lives from that step until the free
+// that releases it (or the end). Aliases own no storage and get none.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace memplan::planner {
+
+struct Plan;
+
+struct Allocation {
+  std::int64_t step = -1;  // schedule index; -1: resident from the start
+  ir::TensorId tensor = ir::kNoTensor;
+  std::uint64_t offset = 0;  // bytes from the arena's start, a multiple of the alignment
+  std::uint64_t bytes = 0;   // the tensor's bytes as the plan states them
+  friend bool operator==(const Allocation&, const Allocation&) = default;
+};
+
+struct MemoryLayout {
+  // cudaMalloc returns 256-byte aligned memory; keeping every offset on that
+  // boundary lets kernels use wide accesses anywhere in the arena.
+  static constexpr std::uint64_t kDefaultAlignment = 256;
+
+  std::uint64_t alignment = kDefaultAlignment;
+  std::uint64_t arena_bytes = 0;        // end of the highest allocation
+  std::uint64_t peak_bytes = 0;         // the plan's peak (PLAN_FORMAT), for the ratio
+  std::vector<Allocation> allocations;  // in schedule order (step -1 first)
+
+  // arena / peak: 1.0 means the arena is exactly as big as the plan's peak.
+  double fragmentation() const;
+  friend bool operator==(const MemoryLayout&, const MemoryLayout&) = default;
+};
+
+// The allocations `plan.schedule` makes, in order, with offset 0: what any
+// layout of this plan must place. Replays the schedule with the planner's
+// Residency, so it agrees with the validator and the simulator; it tolerates
+// schedules that break a rule (the runtime's corruption tests run those).
+std::vector<Allocation> allocations_of(const ir::Graph& graph, const Plan& plan);
+
+// Offline best-fit over lifetimes: allocations are placed largest first,
+// each into the smallest gap left by the allocations already placed whose
+// lifetimes overlap its own (or on top of them). Deterministic.
+MemoryLayout compute_memory_layout(const ir::Graph& graph, const Plan& plan,
+                                   std::uint64_t alignment = MemoryLayout::kDefaultAlignment);
+
+// The first thing wrong with `layout` for `plan`, as one line; empty when it
+// is usable: the allocations are those of allocations_of() in order, offsets
+// are aligned and inside the arena, and no two live allocations overlap.
+std::string memory_layout_problem(const ir::Graph& graph, const Plan& plan,
+                                  const MemoryLayout& layout);
+
+}  // namespace memplan::planner

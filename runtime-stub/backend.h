@@ -1,0 +1,94 @@
+#pragma once
+// What a backend executes: a plan's schedule turned into operations on three
+// in-order streams (compute, device->host, host->device) with cross-stream
+// waits, over one device arena and one pinned host pool. The executor
+// (executor.h) builds the Program from a plan and its memory layout; a
+// backend only runs it, so the host and CUDA backends cannot disagree on
+// what the plan means.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "planner/simulator.h"  // planner::Stream
+
+namespace memplan::runtime {
+
+using planner::Stream;
+inline constexpr std::size_t kStreamCount = 3;
+
+// One tensor's bytes in the device arena and the pattern they should hold.
+struct TensorRange {
+  std::uint64_t offset = 0;  // in the arena
+  std::uint64_t bytes = 0;
+  std::uint64_t seed = 0;   // pattern_seed(name)
+  std::uint32_t check = 0;  // for reads: index into the outcome array
+};
+
+// "Until operation `index` of `stream` has ended": a CUDA event recorded
+// after that operation, waited on by another stream.
+struct Wait {
+  Stream stream = Stream::kCompute;
+  std::uint32_t index = 0;
+  friend bool operator==(const Wait&, const Wait&) = default;
+};
+
+enum class OpKind : std::uint8_t {
+  kCompute,  // compute or recompute: check `reads`, write `writes`, last `seconds`
+  kFree,     // poison `writes` (the freed range); takes no planned time
+  kCopyOut,  // swap_out: arena `device` -> host pool at `host_offset`
+  kCopyIn,   // swap_in: host pool at `host_offset` -> arena `device`
+};
+
+struct Op {
+  OpKind kind = OpKind::kCompute;
+  std::uint32_t step = 0;   // index into the plan's schedule
+  double seconds = 0;       // planned duration at time scale 1
+  std::vector<Wait> waits;  // on other streams only: a stream is in order
+  std::vector<TensorRange> reads;
+  std::vector<TensorRange> writes;
+  TensorRange device;             // copies
+  std::uint64_t host_offset = 0;  // copies
+};
+
+struct Program {
+  std::array<std::vector<Op>, kStreamCount> streams;  // by Stream, each in issue order
+  std::uint64_t arena_bytes = 0;
+  std::uint64_t host_pool_bytes = 0;
+  // Written before the timed iteration: what is resident at the start.
+  std::vector<TensorRange> initial;
+  // Checked after it: every tensor still resident, graph outputs included.
+  std::vector<TensorRange> final_reads;
+  std::uint32_t check_count = 0;  // reads of all ops plus final_reads
+  double time_scale = 1;          // planned seconds are multiplied by it
+  // Ops on each stream that another stream waits for (CUDA records an event
+  // after exactly these).
+  std::array<std::vector<bool>, kStreamCount> awaited;
+};
+
+// One timed iteration: wall time and, per check, what it found.
+struct Measurement {
+  double seconds = 0;
+  std::vector<std::uint8_t> outcomes;  // CheckOutcome by check index
+  // Per stream, how long its ops ran past their scaled planned durations
+  // (host work that did not fit, late wake-ups); 0 where not measured.
+  std::array<double, kStreamCount> overrun_seconds{};
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  // A time scale at which this backend can keep the plan's timing; the host
+  // backend measures itself, a GPU runs at 1.
+  virtual double default_time_scale(const Program& program) = 0;
+  // Untimed: the arena and the host pool, descriptors, calibration.
+  virtual void prepare(const Program& program) = 0;
+  // One iteration: both memories poisoned and `initial` written (untimed),
+  // the streams run (timed), `final_reads` checked (untimed).
+  virtual Measurement run(const Program& program) = 0;
+  // Bytes actually allocated for the arena (>= program.arena_bytes).
+  virtual std::uint64_t arena_bytes() const = 0;
+};
+
+}  // namespace memplan::runtime

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Builds memplan with the CUDA backend and runs a few fixtures on the GPU:
+# each planned by `memplan plan` at 50% of its baseline peak, then executed
+# by `memplan run --backend cuda`, printing measured next to predicted
+# (arena bytes, iteration time, integrity errors). A few minutes in all.
+# Without a GPU it says so and exits 0; without nvcc it fails (exit 1).
+#   scripts/gpu-check.sh                 BUILD_DIR=build-gpu DEVICE=h200-141gb
+#   MEMPLAN=path/to/memplan scripts/gpu-check.sh   use a built binary, skip the build
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${BUILD_DIR:-build-gpu}
+device=${DEVICE:-h200-141gb}
+out=${OUT_DIR:-$build_dir/gpu-check}
+
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "gpu-check: no GPU here (nvidia-smi finds none); nothing to run"
+  exit 0
+fi
+nvidia-smi -L
+
+if [ -n "${MEMPLAN:-}" ]; then
+  memplan=$MEMPLAN
+else
+  export PATH=$PATH:/usr/local/cuda/bin
+  cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DMEMPLAN_BUILD_TESTS=OFF \
+    -DMEMPLAN_BUILD_BENCH=OFF >/dev/null
+  if ! grep -q '^CMAKE_CUDA_COMPILER:.*nvcc' "$build_dir/CMakeCache.txt"; then
+    echo "gpu-check: CMake found no nvcc, so the CUDA backend is not built" >&2
+    exit 1
+  fi
+  cmake --build "$build_dir" -j "$(nproc)" --target memplan >/dev/null
+  memplan=$build_dir/cli/memplan
+fi
+mkdir -p "$out"
+
+# fixture|dims: big enough that kernels, not launches, set the time.
+cases=(
+  "mlp|--dim batch=4096"
+  "resnet50|--dim batch=32"
+  "bert_base|--dim batch=16 --dim seq=512"
+  "gpt2_small|--dim batch=8 --dim seq=1024"
+)
+
+# Plans at 50% of the baseline peak; where that cannot be met (mlp is mostly
+# parameters), 2% above the smallest budget memplan says it can reach.
+make_plan() {  # fixture solver dir dims...
+  local fixture=$1 solver=$2 dir=$3 budget=50% reach
+  shift 3
+  for _ in 1 2; do
+    if timeout 300 "$memplan" plan "tests/fixtures/$fixture.training.onnx" "$@" --device "$device" \
+      --budget "$budget" --solver "$solver" --time-limit 30 -q -o "$dir" 2>"$dir.plan.err"; then
+      echo "$budget"
+      return 0
+    fi
+    reach=$(sed -n 's/.*can reach is .* (\([0-9]*\) B).*/\1/p' "$dir.plan.err")
+    [ -n "$reach" ] || return 1
+    budget=$((reach + reach / 50))
+  done
+  return 1
+}
+printf '%-11s %-7s %-10s %13s %13s %6s %11s %11s %7s %6s\n' fixture solver budget arena_bytes \
+  peak_bytes frag measured_s predicted_s diff errors
+status=0
+for c in "${cases[@]}"; do
+  fixture=${c%%|*}
+  # shellcheck disable=SC2206
+  dims=(${c#*|})
+  for solver in greedy vdnn; do
+    dir=$out/$fixture-$solver
+    if ! budget=$(make_plan "$fixture" "$solver" "$dir" "${dims[@]}"); then
+      printf '%-11s %-7s no plan: %s\n' "$fixture" "$solver" "$(tail -1 "$dir.plan.err")"
+      status=1
+      continue
+    fi
+    rc=0
+    timeout 300 "$memplan" run "tests/fixtures/$fixture.training.onnx" --plan "$dir/plan.json" \
+      --backend cuda --iterations 3 --json >"$dir/run.json" 2>"$dir/run.err" || rc=$?
+    if [ "$rc" -eq 2 ] && grep -q "no usable CUDA device\|no CUDA device\|no CUDA driver" "$dir/run.err"; then
+      echo "gpu-check: $(tail -1 "$dir/run.err")"
+      exit 0
+    fi
+    if [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ]; then
+      printf '%-11s %-7s run failed (%s): %s\n' "$fixture" "$solver" "$rc" "$(tail -1 "$dir/run.err")"
+      status=1
+      continue
+    fi
+    [ "$rc" -eq 4 ] && status=1
+    python3 - "$fixture" "$solver" "$budget" "$dir/run.json" <<'PY'
+import json, sys
+fixture, solver, budget, path = sys.argv[1:5]
+r = json.load(open(path))
+a, it, i = r["arena"], r["iteration"], r["integrity"]
+m, p = it["measured_seconds"], it["predicted_seconds"]
+diff = f"{100 * (m / p - 1):+.1f}%" if p > 0 else "n/a"
+print(f"{fixture:<11} {solver:<7} {budget:<10} {a['measured_bytes']:>13} "
+      f"{a['predicted_peak_bytes']:>13} {a['fragmentation']:>6.3f} {m:>11.6f} {p:>11.6f} "
+      f"{diff:>7} {i['errors']:>6}")
+PY
+  done
+done
+exit $status

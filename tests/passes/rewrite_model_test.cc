@@ -1,0 +1,312 @@
+// The rewrite on graphs small enough to read the result node by node.
+#include "passes/rewrite_model.h"
+
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/errors.h"
+#include "ir/onnx_loader.h"
+#include "passes/model_check.h"
+#include "passes/plan_summary.h"
+#include "passes/swap_functions.h"
+#include "planner/baseline_plan.h"
+#include "support/model_builder.h"
+
+namespace memplan::passes {
+namespace {
+
+using planner::Step;
+
+// float32 [2,4] throughout; x, w, scale, bias are graph inputs.
+//   mm:   a = MatMul(x, w)        relu: b = Relu(a)
+//   ln:   y, mean, inv = LayerNormalization(b, scale, bias)
+//   neg:  c = Neg(y)              mul:  d = Mul(c, a)   (reads a late)
+//   mul2: e = Mul(d, b)           mul3: f = Mul(e, y)   (read b and y late)
+//   sum:  loss = ReduceSum(f)
+onnx::ModelProto hand_model() {
+  test::ModelBuilder b;
+  b.input("x", {std::int64_t{2}, std::int64_t{4}});
+  b.input("w", {std::int64_t{4}, std::int64_t{4}});
+  b.input("scale", {std::int64_t{4}});
+  b.input("bias", {std::int64_t{4}});
+  b.node("MatMul", {"x", "w"}, {"a"}, "mm");
+  b.node("Relu", {"a"}, {"b"}, "relu");
+  b.node("LayerNormalization", {"b", "scale", "bias"}, {"y", "mean", "inv"}, "ln");
+  b.node("Neg", {"y"}, {"c"}, "neg");
+  b.node("Mul", {"c", "a"}, {"d"}, "mul");
+  b.node("Mul", {"d", "b"}, {"e"}, "mul2");
+  b.node("Mul", {"e", "y"}, {"f"}, "mul3");
+  test::set_int_attr(b.node("ReduceSum", {"f"}, {"loss"}, "sum"), "keepdims", 0);
+  b.output("loss", {}, 1, /*with_shape=*/true);
+  auto* meta = b.proto().add_metadata_props();
+  meta->set_key("producer.note");
+  meta->set_value("kept");
+  return b.proto();
+}
+
+struct Loaded {
+  onnx::ModelProto proto;
+  ir::Graph graph;
+};
+
+Loaded load(const onnx::ModelProto& model) {
+  test::ModelBuilder copy;
+  copy.proto() = model;
+  ir::LoadedModel m = ir::load_model(copy.write("rewrite_hand"), {});
+  return {m.proto, std::move(m.graph)};
+}
+
+std::vector<Step> steps(const ir::Graph& g,
+                        std::initializer_list<std::pair<const char*, const char*>> list) {
+  std::vector<Step> out;
+  for (const auto& [op_text, name] : list) {
+    Step s{*planner::parse_step_op(op_text), 0};
+    auto id = s.on_node() ? g.find_node(name) : g.find_tensor(name);
+    if (!id) throw std::invalid_argument(name);
+    s.id = *id;
+    out.push_back(s);
+  }
+  return out;
+}
+
+planner::Plan plan_for(const ir::Graph& g, std::vector<Step> schedule) {
+  planner::Plan plan;
+  plan.model_path = "hand.onnx";
+  plan.model_sha256 = std::string(64, 'a');
+  plan.node_seconds.assign(g.nodes().size(), 1.0);
+  plan.device.name = "test-gpu";
+  plan.device.memory_bytes = 1 << 20;
+  plan.device.d2h_bytes_per_s = 16;
+  plan.device.h2d_bytes_per_s = 32;
+  plan.budget_bytes = 1 << 20;
+  for (const ir::Tensor& t : g.tensors()) plan.tensor_bytes.push_back(t.bytes);
+  plan.decisions.assign(g.tensors().size(), planner::Decision::kKeep);
+  plan.solver = {"test", "heuristic", 0, std::nullopt, 0};
+  plan.schedule = std::move(schedule);
+  planner::fill_predicted(g, plan);
+  return plan;
+}
+
+// a swapped out after mm and in for mul; relu recomputed for mul2 (a still
+// back); ln recomputed for mul3, its mean and inv freed as soon as made.
+std::vector<Step> swap_and_recompute(const ir::Graph& g) {
+  return steps(g,
+               {{"compute", "mm"},  {"swap_out", "a"},     {"compute", "relu"}, {"free", "a"},
+                {"compute", "ln"},  {"free", "b"},         {"free", "mean"},    {"free", "inv"},
+                {"compute", "neg"}, {"free", "y"},         {"swap_in", "a"},    {"compute", "mul"},
+                {"free", "c"},      {"recompute", "relu"}, {"free", "a"},       {"compute", "mul2"},
+                {"free", "d"},      {"recompute", "ln"},   {"free", "b"},       {"free", "mean"},
+                {"free", "inv"},    {"compute", "mul3"},   {"free", "e"},       {"free", "y"},
+                {"compute", "sum"}, {"free", "f"}});
+}
+
+const onnx::NodeProto& node_named(const onnx::ModelProto& m, const std::string& name) {
+  for (const auto& n : m.graph().node())
+    if (n.name() == name) return n;
+  throw std::invalid_argument("no node " + name);
+}
+
+std::vector<std::string> names_in_order(const onnx::ModelProto& m) {
+  std::vector<std::string> out;
+  for (const auto& n : m.graph().node()) out.push_back(n.name());
+  return out;
+}
+
+std::vector<std::string> io(const google::protobuf::RepeatedPtrField<std::string>& list) {
+  return {list.begin(), list.end()};
+}
+
+TEST(RewriteModel, SwapsAndRecomputesBecomeNodesInScheduleOrder) {
+  Loaded m = load(hand_model());
+  planner::Plan plan = plan_for(m.graph, swap_and_recompute(m.graph));
+  onnx::ModelProto out = rewrite_model(m.proto, m.graph, plan, {});
+
+  // 9 computes + 1 SwapOut + 1 SwapIn + 2 recomputes; frees make nothing.
+  EXPECT_EQ(names_in_order(out),
+            (std::vector<std::string>{"mm", "a_SwapOut", "relu", "ln", "neg", "a_SwapIn", "mul",
+                                      "relu_recompute", "mul2", "ln_recompute", "mul3", "sum"}));
+  const auto& swap_out = node_named(out, "a_SwapOut");
+  EXPECT_EQ(swap_out.domain(), kMemplanDomain);
+  EXPECT_EQ(swap_out.op_type(), kSwapOutOp);
+  EXPECT_EQ(io(swap_out.input()), std::vector<std::string>{"a"});
+  EXPECT_EQ(io(swap_out.output()), std::vector<std::string>{"a_host"});
+  const auto& swap_in = node_named(out, "a_SwapIn");
+  EXPECT_EQ(io(swap_in.input()), std::vector<std::string>{"a_host"});
+  EXPECT_EQ(io(swap_in.output()), std::vector<std::string>{"a_swapin"});
+
+  // Readers before the reload read the original, readers after the copy.
+  EXPECT_EQ(io(node_named(out, "relu").input()), std::vector<std::string>{"a"});
+  EXPECT_EQ(io(node_named(out, "mul").input()), (std::vector<std::string>{"c", "a_swapin"}));
+  EXPECT_EQ(io(node_named(out, "relu_recompute").input()), std::vector<std::string>{"a_swapin"});
+  EXPECT_EQ(io(node_named(out, "relu_recompute").output()),
+            std::vector<std::string>{"b_recompute"});
+  EXPECT_EQ(node_named(out, "relu_recompute").doc_string(), std::string(kRecomputeDoc) + "relu");
+  EXPECT_EQ(io(node_named(out, "mul2").input()), (std::vector<std::string>{"d", "b_recompute"}));
+  // The clone reads the recomputed b; its unread optional Mean and
+  // InvStdDev are left out, so they take no memory.
+  EXPECT_EQ(io(node_named(out, "ln_recompute").input()),
+            (std::vector<std::string>{"b_recompute", "scale", "bias"}));
+  EXPECT_EQ(io(node_named(out, "ln_recompute").output()),
+            (std::vector<std::string>{"y_recompute", "", ""}));
+  EXPECT_EQ(io(node_named(out, "mul3").input()), (std::vector<std::string>{"e", "y_recompute"}));
+
+  EXPECT_EQ(checker_problem(out), "");
+  EXPECT_EQ(shape_inference_problem(out), "");
+  // And memplan reads it back: the same graph plus the new nodes.
+  Loaded again = load(out);
+  EXPECT_EQ(again.graph.nodes().size(), 12u);
+}
+
+TEST(RewriteModel, SwapFunctionsAreIdentityBodiesInTheirOwnDomain) {
+  Loaded m = load(hand_model());
+  onnx::ModelProto out =
+      rewrite_model(m.proto, m.graph, plan_for(m.graph, swap_and_recompute(m.graph)), {});
+  std::set<std::string> functions;
+  for (const auto& f : out.functions()) {
+    EXPECT_EQ(f.domain(), kMemplanDomain);
+    ASSERT_EQ(f.node_size(), 1);
+    EXPECT_EQ(f.node(0).op_type(), "Identity");
+    functions.insert(f.name());
+  }
+  EXPECT_EQ(functions, (std::set<std::string>{"SwapIn", "SwapOut"}));
+  bool imported = false;
+  for (const auto& op : out.opset_import())
+    imported |= op.domain() == kMemplanDomain && op.version() == 1;
+  EXPECT_TRUE(imported);
+}
+
+TEST(RewriteModel, SummaryGoesInMetadataBesideWhatWasThere) {
+  Loaded m = load(hand_model());
+  planner::Plan plan = plan_for(m.graph, swap_and_recompute(m.graph));
+  RewriteOptions options;
+  options.plan_sha256 = std::string(64, 'b');
+  onnx::ModelProto out = rewrite_model(m.proto, m.graph, plan, options);
+  ASSERT_GE(out.metadata_props_size(), 1);
+  EXPECT_EQ(out.metadata_props(0).key(), "producer.note");
+  auto s = read_summary(out, "out.onnx");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->plan_sha256, std::string(64, 'b'));
+  EXPECT_EQ(s->model_sha256, std::string(64, 'a'));
+  EXPECT_EQ(s->solver, "test");
+  EXPECT_EQ(s->budget_bytes, 1u << 20);
+  EXPECT_EQ(s->predicted_peak_bytes, plan.predicted.peak_bytes);
+  EXPECT_EQ(s->predicted_iteration_seconds, plan.predicted.iteration_seconds);
+  EXPECT_EQ(s->swap_outs, 1u);
+  EXPECT_EQ(s->swap_ins, 1u);
+  EXPECT_EQ(s->recomputes, 2u);
+
+  // Without a given sha256, that of the plan as write_plan_file writes it.
+  onnx::ModelProto plain = rewrite_model(m.proto, m.graph, plan, {});
+  EXPECT_EQ(read_summary(plain, "x")->plan_sha256, plan_file_sha256(m.graph, plan));
+  EXPECT_FALSE(read_summary(m.proto, "x"));
+}
+
+TEST(RewriteModel, SameInputsGiveTheSameBytes) {
+  Loaded m = load(hand_model());
+  planner::Plan plan = plan_for(m.graph, swap_and_recompute(m.graph));
+  std::string first, second;
+  ASSERT_TRUE(rewrite_model(m.proto, m.graph, plan, {}).SerializeToString(&first));
+  ASSERT_TRUE(rewrite_model(m.proto, m.graph, plan, {}).SerializeToString(&second));
+  EXPECT_EQ(first, second);
+}
+
+TEST(RewriteModel, LaterReloadsAndTakenNamesGetNumbers) {
+  // A model that already has a tensor named `a_swapin` (a rewritten model
+  // rewritten again, say): the new copy must not reuse the name.
+  onnx::ModelProto model = hand_model();
+  auto* neg = model.mutable_graph()->mutable_node(3);
+  neg->set_output(0, "a_swapin");
+  model.mutable_graph()->mutable_node(4)->set_input(0, "a_swapin");
+  Loaded m = load(model);
+  // a reloaded twice: for mul, and again for relu's second recompute.
+  auto plan = plan_for(
+      m.graph,
+      steps(m.graph,
+            {{"compute", "mm"},   {"swap_out", "a"}, {"compute", "relu"},   {"free", "a"},
+             {"compute", "ln"},   {"free", "b"},     {"free", "mean"},      {"free", "inv"},
+             {"compute", "neg"},  {"swap_in", "a"},  {"compute", "mul"},    {"free", "a_swapin"},
+             {"free", "a"},       {"swap_in", "a"},  {"recompute", "relu"}, {"free", "a"},
+             {"compute", "mul2"}, {"free", "d"},     {"free", "b"},         {"compute", "mul3"},
+             {"free", "e"},       {"free", "y"},     {"compute", "sum"},    {"free", "f"}}));
+  onnx::ModelProto out = rewrite_model(m.proto, m.graph, plan, {});
+  EXPECT_EQ(io(node_named(out, "a_SwapIn").output()), std::vector<std::string>{"a_swapin_2"});
+  EXPECT_EQ(io(node_named(out, "a_SwapIn_2").output()), std::vector<std::string>{"a_swapin_3"});
+  EXPECT_EQ(io(node_named(out, "relu_recompute").input()), std::vector<std::string>{"a_swapin_3"});
+  EXPECT_EQ(checker_problem(out), "");
+}
+
+TEST(RewriteModel, KeepEverythingGivesTheOriginalNodes) {
+  Loaded m = load(hand_model());
+  planner::Plan plan = plan_for(m.graph, planner::baseline_schedule(m.graph));
+  onnx::ModelProto out = rewrite_model(m.proto, m.graph, plan, {});
+  ASSERT_EQ(out.graph().node_size(), m.proto.graph().node_size());
+  for (int i = 0; i < out.graph().node_size(); ++i)
+    EXPECT_EQ(out.graph().node(i).SerializeAsString(), m.proto.graph().node(i).SerializeAsString());
+  EXPECT_EQ(out.functions_size(), 0);
+  for (const auto& op : out.opset_import()) EXPECT_NE(op.domain(), kMemplanDomain);
+}
+
+TEST(RewriteModel, PlanForAnotherModelIsRejected) {
+  Loaded m = load(hand_model());
+  planner::Plan plan = plan_for(m.graph, swap_and_recompute(m.graph));
+
+  RewriteOptions other_sha;
+  other_sha.model_sha256 = std::string(64, 'c');
+  EXPECT_THROW(rewrite_model(m.proto, m.graph, plan, other_sha), InvalidPlanError);
+
+  planner::Plan fewer = plan;
+  fewer.tensor_bytes.pop_back();
+  EXPECT_THROW(rewrite_model(m.proto, m.graph, fewer, {}), InvalidPlanError);
+
+  // A graph loaded from another model does not match the proto.
+  test::ModelBuilder small;
+  small.input("x", {std::int64_t{2}, std::int64_t{4}});
+  test::set_int_attr(small.node("ReduceSum", {"x"}, {"loss"}, "sum"), "keepdims", 0);
+  small.output("loss", {}, 1, /*with_shape=*/true);
+  Loaded other = load(small.proto());
+  EXPECT_THROW(rewrite_model(other.proto, m.graph, plan, {}), InputError);
+}
+
+TEST(RewriteModel, StepRulesAreChecked) {
+  Loaded m = load(hand_model());
+  // mul reads a after it was freed and never brought back.
+  auto bad = plan_for(m.graph, swap_and_recompute(m.graph));
+  bad.schedule.erase(bad.schedule.begin() + 10);  // the swap_in of a
+  try {
+    rewrite_model(m.proto, m.graph, bad, {});
+    FAIL() << "expected InvalidPlanError";
+  } catch (const InvalidPlanError& e) {
+    EXPECT_NE(std::string(e.what()).find("'a' is not resident"), std::string::npos) << e.what();
+  }
+  // A node without a compute step.
+  auto missing = plan_for(m.graph, swap_and_recompute(m.graph));
+  missing.schedule.erase(missing.schedule.end() - 2, missing.schedule.end());
+  EXPECT_THROW(rewrite_model(m.proto, m.graph, missing, {}), InvalidPlanError);
+}
+
+TEST(RewriteModel, RandomNodesAreNeverCloned) {
+  test::ModelBuilder b;
+  b.input("x", {std::int64_t{2}, std::int64_t{4}});
+  b.node("Dropout", {"x"}, {"y"}, "drop");
+  b.node("Neg", {"y"}, {"c"}, "neg");
+  b.node("Mul", {"c", "y"}, {"d"}, "mul");
+  test::set_int_attr(b.node("ReduceSum", {"d"}, {"loss"}, "sum"), "keepdims", 0);
+  b.output("loss", {}, 1, /*with_shape=*/true);
+  Loaded m = load(b.proto());
+  auto plan = plan_for(m.graph, steps(m.graph, {{"compute", "drop"},
+                                                {"compute", "neg"},
+                                                {"free", "y"},
+                                                {"recompute", "drop"},
+                                                {"compute", "mul"},
+                                                {"compute", "sum"}}));
+  EXPECT_THROW(rewrite_model(m.proto, m.graph, plan, {}), InvalidPlanError);
+}
+
+}  // namespace
+}  // namespace memplan::passes
