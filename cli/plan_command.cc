@@ -41,6 +41,7 @@ struct PlanArgs {
   bool fail_over_budget = false;
   bool progress = false;
   bool quiet = false;
+  bool reproducible = false;
   bool no_rewrite = false;
 };
 
@@ -66,6 +67,9 @@ void run_plan(const PlanArgs& a) {
   planner::PlanOutcome out = planner::search_plan(g, in.costs, req);
   std::signal(SIGINT, previous);
 
+  // Wall-clock figures are the only thing that differs between two runs
+  // on the same inputs (the ILP runs with one thread and a fixed seed).
+  if (a.reproducible) out.plan.solver.solve_seconds = 0;
   const auto& pr = out.plan.predicted;
   const double overhead = pr.baseline_iteration_seconds > 0
                               ? pr.iteration_seconds / pr.baseline_iteration_seconds - 1.0
@@ -135,6 +139,8 @@ void add_plan_command(CLI::App& app) {
   cmd->add_flag("--fail-over-budget", a->fail_over_budget, "CI gate: exit 5 (not 3) when no plan fits the budget");
   cmd->add_flag("--progress", a->progress, "Print solver progress on stderr (default when stderr is a terminal)");
   cmd->add_flag("-q,--quiet", a->quiet, "Print nothing on success");
+  cmd->add_flag("--reproducible", a->reproducible,
+                "Write 0 for the solve time so the same inputs give byte-identical outputs");
   cmd->add_flag("--no-rewrite", a->no_rewrite, "Do not write the rewritten model OUTDIR/model.memplan.onnx");
   cmd->callback([a] { run_plan(*a); });
 }

@@ -23,7 +23,7 @@ struct PlanRequest {
   double time_limit_seconds = 60;  // the ILP's
   int threads = 1;
   bool progress = false;
-  const volatile bool* interrupted = nullptr;
+  volatile bool* interrupted = nullptr;
   std::string model_path;
   std::string model_sha256;
   int max_rounds = 6;  // model-budget tightening rounds

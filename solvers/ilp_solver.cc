@@ -141,6 +141,9 @@ Solution solve_exact(const Problem& problem, const SolverOptions& options) {
   const char* argv[] = {"memplan-ilp", "-timeMode", "elapsed", "-sec", secs.c_str(), "-threads", threads.c_str(),
                         "-log", "0", "-solve", "-quit"};
   CbcMain1(static_cast<int>(sizeof(argv) / sizeof(argv[0])), argv, model);
+  // CbcMain1 installs its own SIGINT handler; an interrupt then shows as
+  // secondary status 5 (stopped on ctrl-c) rather than in our flag.
+  if (model.secondaryStatus() == 5 && options.interrupted != nullptr) *options.interrupted = true;
 
   const double* best = model.bestSolution();
   if (best != nullptr) {

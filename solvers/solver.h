@@ -22,8 +22,9 @@ struct SolverOptions {
   std::function<std::optional<double>(const std::vector<Decision>&)> simulate;
   // A starting assignment (the ILP's warm start).
   std::vector<Decision> warm_start;
-  // Set from a signal handler: stop and return the best found so far.
-  const volatile bool* interrupted = nullptr;
+  // Set from a signal handler: stop and return the best found so far. The
+  // ILP also sets it when Cbc's own SIGINT handler stopped the search.
+  volatile bool* interrupted = nullptr;
 };
 
 struct Solution {

@@ -1,0 +1,101 @@
+// Runs memplan the way a pipeline does: same inputs, same bytes out; an
+// interrupted solve still leaves a valid plan and exits 130.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <fcntl.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "support/model_builder.h"
+#include "support/run_command.h"
+
+extern char** environ;
+
+namespace memplan {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+const std::string kGpt2 = std::string(MEMPLAN_FIXTURES) + "/gpt2_small.training.onnx";
+
+TEST(Determinism, SameInputsGiveByteIdenticalOutputs) {
+  for (const char* solver : {"greedy", "ilp", "auto"}) {
+    std::string a = test::temp_path("det_a"), b = test::temp_path("det_b");
+    std::string args = "plan " + kGpt2 + " --dim batch=4 --dim seq=256 --budget 85% --reproducible --solver " +
+                       solver + " --time-limit 120 -q -o ";
+    auto r1 = test::run_memplan(args + a);
+    auto r2 = test::run_memplan(args + b);
+    ASSERT_EQ(r1.exit_code, 0) << r1.err;
+    ASSERT_EQ(r2.exit_code, 0) << r2.err;
+    std::size_t compared = 0;
+    for (const auto& e : fs::directory_iterator(a)) {
+      std::string name = e.path().filename().string();
+      ASSERT_TRUE(fs::exists(fs::path(b) / name)) << name;
+      EXPECT_EQ(slurp(e.path()), slurp(fs::path(b) / name)) << solver << ": " << name << " differs";
+      ++compared;
+    }
+    EXPECT_GE(compared, 4u);  // plan.json, report.md, trace.json, memory.svg (+ the rewritten model)
+  }
+}
+
+TEST(Interrupt, SigintDuringTheIlpWritesTheBestPlanAndExits130) {
+  std::string out = test::temp_path("sigint");
+  std::string err = test::temp_path("sigint.err");
+  std::vector<std::string> args = {MEMPLAN_BINARY, "plan", kGpt2, "--dim", "batch=8", "--dim", "seq=1024",
+                                   "--budget", "85%", "--solver", "ilp", "--time-limit", "600", "--progress",
+                                   "-q", "-o", out};
+  std::vector<char*> argv;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, args[0].c_str(), &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  // Wait until the ILP reports progress: the handler is installed by then.
+  bool solving = false;
+  for (int i = 0; i < 1200 && !solving; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    solving = slurp(err).find("ilp:") != std::string::npos;
+  }
+  ASSERT_TRUE(solving) << slurp(err);
+  kill(pid, SIGINT);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 130) << slurp(err);
+  ASSERT_TRUE(fs::exists(fs::path(out) / "plan.json"));
+  auto v = test::run_memplan("validate " + kGpt2 + " " + out + "/plan.json");
+  EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+}
+
+TEST(AtomicOutputs, AFailedRunLeavesNoPartialFile) {
+  // Over budget: nothing is written at all.
+  std::string out = test::temp_path("nothing");
+  auto r = test::run_memplan("plan " + kGpt2 + " --dim batch=4 --dim seq=256 --budget 1MiB -q -o " + out);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_FALSE(fs::exists(fs::path(out) / "plan.json"));
+  // And no temporary file is left next to where outputs would go.
+  if (fs::exists(out)) {
+    EXPECT_TRUE(fs::is_empty(out));
+  }
+}
+
+}  // namespace
+}  // namespace memplan
