@@ -61,7 +61,8 @@ void run_plan(const PlanArgs& a) {
   req.interrupted = &g_interrupted;
   req.model_path = in.model.path;
   req.model_sha256 = in.model.sha256;
-  const double max_overhead = a.max_overhead.empty() ? -1 : parse_fraction(a.max_overhead, "--max-overhead");
+  const double max_overhead =
+      a.max_overhead.empty() ? -1 : parse_fraction(a.max_overhead, "--max-overhead");
 
   auto previous = std::signal(SIGINT, on_sigint);
   planner::PlanOutcome out = planner::search_plan(g, in.costs, req);
@@ -75,11 +76,13 @@ void run_plan(const PlanArgs& a) {
                               ? pr.iteration_seconds / pr.baseline_iteration_seconds - 1.0
                               : 0.0;
   if (!out.fits) {
-    std::uint64_t reachable = planner::smallest_reachable_peak(g, in.costs, req.allow_swap, req.allow_recompute);
-    std::string msg = "budget " + ir::human_bytes(req.budget_bytes) + " (" + std::to_string(req.budget_bytes) +
-                      " B) cannot be met: the best " + out.solver_used + " plan peaks at " +
-                      ir::human_bytes(pr.peak_bytes) + "; the smallest budget memplan can reach is " +
-                      ir::human_bytes(reachable) + " (" + std::to_string(reachable) + " B)";
+    std::uint64_t reachable =
+        planner::smallest_reachable_peak(g, in.costs, req.allow_swap, req.allow_recompute);
+    std::string msg = "budget " + ir::human_bytes(req.budget_bytes) + " (" +
+                      std::to_string(req.budget_bytes) + " B) cannot be met: the best " +
+                      out.solver_used + " plan peaks at " + ir::human_bytes(pr.peak_bytes) +
+                      "; the smallest budget memplan can reach is " + ir::human_bytes(reachable) +
+                      " (" + std::to_string(reachable) + " B)";
     if (a.fail_over_budget) throw Error(msg, ExitCode::kOverBudget);
     throw InfeasibleError(msg);
   }
@@ -94,25 +97,31 @@ void run_plan(const PlanArgs& a) {
   const std::string dir = a.out_dir + "/";
   planner::write_plan_file(g, out.plan, dir + "plan.json");
   planner::write_file_atomically(
-      dir + "report.md", planner::plan_report_markdown(g, out.plan, sim, {out.solver_used, out.note, out.rounds}));
+      dir + "report.md",
+      planner::plan_report_markdown(g, out.plan, sim, {out.solver_used, out.note, out.rounds}));
   planner::write_chrome_trace(g, out.plan, sim, dir + "trace.json");
   planner::write_memory_plot_svg(g, out.plan, sim, dir + "memory.svg");
-  if (!a.no_rewrite) passes::write_rewritten_model(in.model.proto, g, out.plan, {}, dir + "model.memplan.onnx");
+  if (!a.no_rewrite)
+    passes::write_rewritten_model(in.model.proto, g, out.plan, {}, dir + "model.memplan.onnx");
 
   if (!a.quiet) {
     std::cout << "plan: " << out.plan.solver.name << " (" << out.plan.solver.status << "), peak "
-              << ir::human_bytes(pr.peak_bytes) << " of budget " << ir::human_bytes(req.budget_bytes)
-              << " (baseline " << ir::human_bytes(pr.baseline_peak_bytes) << "), iteration "
-              << ir::human_seconds(pr.iteration_seconds) << " vs " << ir::human_seconds(pr.baseline_iteration_seconds)
-              << " (+" << std::fixed << std::setprecision(2) << overhead * 100 << "%)\n";
-    std::cout << "wrote " << dir << "plan.json, " << dir << "report.md, " << dir << "trace.json, " << dir
-              << "memory.svg"
-              << (a.no_rewrite ? "" : ", " + dir + "model.memplan.onnx") << "\n";
+              << ir::human_bytes(pr.peak_bytes) << " of budget "
+              << ir::human_bytes(req.budget_bytes) << " (baseline "
+              << ir::human_bytes(pr.baseline_peak_bytes) << "), iteration "
+              << ir::human_seconds(pr.iteration_seconds) << " vs "
+              << ir::human_seconds(pr.baseline_iteration_seconds) << " (+" << std::fixed
+              << std::setprecision(2) << overhead * 100 << "%)\n";
+    std::cout << "wrote " << dir << "plan.json, " << dir << "report.md, " << dir << "trace.json, "
+              << dir << "memory.svg" << (a.no_rewrite ? "" : ", " + dir + "model.memplan.onnx")
+              << "\n";
   }
-  if (g_interrupted) throw Error("interrupted: wrote the best plan found so far", ExitCode::kInterrupted);
+  if (g_interrupted)
+    throw Error("interrupted: wrote the best plan found so far", ExitCode::kInterrupted);
   if (max_overhead >= 0 && overhead > max_overhead) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "overhead %.2f%% exceeds --max-overhead %.2f%%", overhead * 100, max_overhead * 100);
+    std::snprintf(buf, sizeof buf, "overhead %.2f%% exceeds --max-overhead %.2f%%", overhead * 100,
+                  max_overhead * 100);
     throw Error(buf, ExitCode::kOverBudget);
   }
 }
@@ -123,25 +132,32 @@ void add_plan_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("plan", "Plan swaps and recomputes to fit a memory budget");
   auto a = std::make_shared<PlanArgs>();
   a->model.add_to(*cmd);
-  cmd->add_option("--budget", a->budget, "Device memory budget: 12GiB, 800MB, bytes, or N% of the baseline peak")
+  cmd->add_option("--budget", a->budget,
+                  "Device memory budget: 12GiB, 800MB, bytes, or N% of the baseline peak")
       ->required();
   cmd->add_option("--solver", a->solver,
                   "auto, greedy, ilp, chen-sqrt, recompute-greedy, recompute-ilp, vdnn, atp, dtr")
       ->capture_default_str();
-  cmd->add_option("--allow", a->allow, "What may be used: swap,recompute | swap | recompute")->capture_default_str();
+  cmd->add_option("--allow", a->allow, "What may be used: swap,recompute | swap | recompute")
+      ->capture_default_str();
   cmd->add_option("-o,--out", a->out_dir, "Output directory")->capture_default_str();
-  cmd->add_option("--time-limit", a->time_limit, "ILP time limit in seconds")->capture_default_str()->check(
-      CLI::PositiveNumber);
+  cmd->add_option("--time-limit", a->time_limit, "ILP time limit in seconds")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--threads", a->threads, "ILP threads (1 keeps results reproducible)")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
-  cmd->add_option("--max-overhead", a->max_overhead, "CI gate: exit 5 when the overhead exceeds this (e.g. 10%)");
-  cmd->add_flag("--fail-over-budget", a->fail_over_budget, "CI gate: exit 5 (not 3) when no plan fits the budget");
-  cmd->add_flag("--progress", a->progress, "Print solver progress on stderr (default when stderr is a terminal)");
+  cmd->add_option("--max-overhead", a->max_overhead,
+                  "CI gate: exit 5 when the overhead exceeds this (e.g. 10%)");
+  cmd->add_flag("--fail-over-budget", a->fail_over_budget,
+                "CI gate: exit 5 (not 3) when no plan fits the budget");
+  cmd->add_flag("--progress", a->progress,
+                "Print solver progress on stderr (default when stderr is a terminal)");
   cmd->add_flag("-q,--quiet", a->quiet, "Print nothing on success");
   cmd->add_flag("--reproducible", a->reproducible,
                 "Write 0 for the solve time so the same inputs give byte-identical outputs");
-  cmd->add_flag("--no-rewrite", a->no_rewrite, "Do not write the rewritten model OUTDIR/model.memplan.onnx");
+  cmd->add_flag("--no-rewrite", a->no_rewrite,
+                "Do not write the rewritten model OUTDIR/model.memplan.onnx");
   cmd->callback([a] { run_plan(*a); });
 }
 
