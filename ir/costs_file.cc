@@ -24,6 +24,9 @@ constexpr std::int64_t kVersion = 1;
 // Byte counts must fit a signed 64-bit integer so later arithmetic in either
 // signedness is safe.
 constexpr std::uint64_t kMaxBytes = std::numeric_limits<std::int64_t>::max();
+// The format nests 3 levels; nlohmann's dump and our messages recurse per
+// level, so a file of 200k '[' overflowed the stack. Deeper input is refused.
+constexpr int kMaxDepth = 64;
 
 // Where in the document a value sits, rendered the way error messages cite it:
 // `nodes."MatMul_3".seconds` (names of nodes and tensors are quoted, since they
@@ -98,7 +101,10 @@ json parse_tracking_keys(const std::string& path, const std::string& text) {
   KeyPath where;
   std::vector<std::set<std::string>> seen;
   std::string duplicate;
-  auto callback = [&](int /*depth*/, json::parse_event_t event, json& parsed) {
+  auto callback = [&](int depth, json::parse_event_t event, json& parsed) {
+    if (depth > kMaxDepth)
+      throw InputError(path + ": " + where.str() + ": nested more than " +
+                       std::to_string(kMaxDepth) + " levels deep");
     switch (event) {
       case json::parse_event_t::object_start:
         where.keys().emplace_back();

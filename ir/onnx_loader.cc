@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -153,6 +154,92 @@ void size_tensor(Tensor& t, const onnx::TypeProto* type, const LoadOptions& opti
   t.shape_known = true;
 }
 
+// Values a tensor's dims call for; nullopt when a dim is negative or the
+// count overflows.
+std::optional<std::uint64_t> dims_count(const onnx::TensorProto& t) {
+  std::uint64_t n = 1;
+  for (auto d : t.dims())
+    if (d < 0 || __builtin_mul_overflow(n, static_cast<std::uint64_t>(d), &n)) return std::nullopt;
+  return n;
+}
+
+// Values a tensor holds in the model file; nullopt when that cannot be told
+// (raw bytes of a type without a fixed size, or not a whole number of them).
+std::optional<std::uint64_t> held_count(const onnx::TensorProto& t) {
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) return 0;  // not read by memplan
+  if (!t.raw_data().empty()) {
+    auto elem = element_size(t.data_type());
+    if (!elem || t.raw_data().size() % *elem != 0) return std::nullopt;
+    return t.raw_data().size() / *elem;
+  }
+  std::uint64_t n = static_cast<std::uint64_t>(t.float_data_size()) + t.int32_data_size() +
+                    t.string_data_size() + t.int64_data_size() + t.double_data_size() +
+                    t.uint64_data_size();
+  bool complex = t.data_type() == onnx::TensorProto::COMPLEX64 ||
+                 t.data_type() == onnx::TensorProto::COMPLEX128;
+  return complex ? n / 2 : n;
+}
+
+std::string tensor_data_problem(const onnx::TensorProto& t) {
+  auto want = dims_count(t);
+  if (!want) return "has a negative dim or too many elements";
+  auto held = held_count(t);
+  if (!held)
+    return "holds " + std::to_string(t.raw_data().size()) + " raw bytes, not a whole number of " +
+           std::string(dtype_name(t.data_type())) + " values";
+  if (*held != *want)
+    return "holds " + std::to_string(*held) + " values but its dims call for " +
+           std::to_string(*want);
+  return "";
+}
+
+// ONNX 1.12's shape inference reads initializer and Constant data sized by
+// the dims without checking how much is there (Range of a data-less scalar,
+// ReduceSum axes of 1 raw byte crashed it). Tensors whose data does not match
+// their dims are an input error — except top-level initializers with no data
+// at all, as stripped models have (COSTS_FORMAT: weights are not needed): on
+// the inference copy these become typed graph inputs, which carry the same
+// shape and no data to misread.
+void check_tensor_data(onnx::GraphProto& g, bool top_level, const std::string& where) {
+  std::set<std::string> inputs;
+  for (const auto& v : g.input()) inputs.insert(v.name());
+  google::protobuf::RepeatedPtrField<onnx::TensorProto> kept;
+  for (auto& t : *g.mutable_initializer()) {
+    std::string problem = tensor_data_problem(t);
+    if (problem.empty()) {
+      *kept.Add() = std::move(t);
+      continue;
+    }
+    bool dataless = held_count(t) == std::optional<std::uint64_t>(0) && dims_count(t).has_value();
+    if (!top_level || !dataless)
+      throw InputError(where + ": initializer '" + t.name() + "' " + problem);
+    onnx::TypeProto type;
+    type.mutable_tensor_type()->set_elem_type(t.data_type());
+    auto* shape = type.mutable_tensor_type()->mutable_shape();
+    for (auto d : t.dims()) shape->add_dim()->set_dim_value(d);
+    if (inputs.count(t.name()) == 0) {
+      auto* v = g.add_input();
+      v->set_name(t.name());
+      *v->mutable_type() = type;
+    } else {
+      for (auto& v : *g.mutable_input())
+        if (v.name() == t.name() && !v.has_type()) *v.mutable_type() = type;
+    }
+  }
+  g.mutable_initializer()->Swap(&kept);
+  for (auto& n : *g.mutable_node()) {
+    for (auto& a : *n.mutable_attribute()) {
+      if (a.has_t() && n.op_type() == "Constant") {
+        std::string problem = tensor_data_problem(a.t());
+        if (!problem.empty())
+          throw InputError(where + ": Constant node '" + n.name() + "': value " + problem);
+      }
+      if (a.has_g()) check_tensor_data(*a.mutable_g(), false, where);
+      for (auto& sub : *a.mutable_graphs()) check_tensor_data(sub, false, where);
+    }
+  }
+}
+
 }  // namespace
 
 Graph build_graph(const onnx::ModelProto& model, const LoadOptions& options, const std::string& where,
@@ -245,6 +332,7 @@ Graph build_graph(const onnx::ModelProto& model, const LoadOptions& options, con
   const std::vector<int> order = node_order(g, preds, names, where, warnings);
   onnx::ModelProto work = model;
   bind_dims(work, options.dims, where);
+  check_tensor_data(*work.mutable_graph(), true, where);
   if (!std::is_sorted(order.begin(), order.end())) {
     auto* nodes = work.mutable_graph()->mutable_node();
     google::protobuf::RepeatedPtrField<onnx::NodeProto> sorted;

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "ir/inference_helpers.h"
@@ -155,6 +158,84 @@ void reduce_sum(InferenceContext& ctx) {
   set_output(ctx, 0, elem_type_of(ctx, 0), out);
 }
 
+// Where the convolution and pooling ops keep X and W (the kernel); -1: none.
+struct ConvInputs {
+  int x, w;
+};
+std::optional<ConvInputs> conv_inputs(const std::string& op) {
+  if (op == "Conv" || op == "ConvInteger" || op == "ConvTranspose") return ConvInputs{0, 1};
+  if (op == "QLinearConv") return ConvInputs{0, 3};
+  if (op == "AveragePool" || op == "MaxPool" || op == "LpPool" || op == "MaxUnpool")
+    return ConvInputs{0, -1};
+  return std::nullopt;
+}
+
+// ONNX 1.12's convolution and pooling inference indexes the strides,
+// dilations and X's dims by W's rank without comparing it with X's, and
+// divides by the strides: a W of another rank or a zero stride crashes it.
+void check_conv(InferenceContext& ctx, ConvInputs in) {
+  std::optional<int> x_rank;
+  if (onnx::hasInputShape(ctx, in.x)) {
+    x_rank = ctx.getInputType(in.x)->tensor_type().shape().dim_size();
+    if (*x_rank < 2) fail_shape_inference("input X has rank ", *x_rank, "; at least 2 needed");
+  }
+  if (in.w >= 0 && x_rank && onnx::hasInputShape(ctx, in.w)) {
+    int w_rank = ctx.getInputType(in.w)->tensor_type().shape().dim_size();
+    if (w_rank != *x_rank)
+      fail_shape_inference("input W has rank ", w_rank, " but X has rank ", *x_rank);
+  }
+  for (const char* name : {"strides", "dilations", "kernel_shape"}) {
+    const auto* a = ctx.getAttribute(name);
+    if (a == nullptr) continue;
+    for (auto v : a->ints())
+      if (v < 1) fail_shape_inference("attribute ", name, " has value ", v, "; each must be >= 1");
+  }
+}
+
+// ONNX 1.12's LayerNormalization inference indexes X's dims by `axis`
+// without a range check.
+void check_axis_in_rank(InferenceContext& ctx) {
+  if (!onnx::hasInputShape(ctx, 0)) return;
+  const auto rank = static_cast<int64_t>(ctx.getInputType(0)->tensor_type().shape().dim_size());
+  const auto* a = ctx.getAttribute("axis");
+  int64_t axis = a != nullptr ? a->i() : -1;
+  if (axis < -rank || axis >= rank)
+    fail_shape_inference("attribute axis ", axis, " is out of range for input X of rank ", rank);
+}
+
+// ONNX 1.12's inference functions also assume what the ONNX checker would
+// have enforced, which memplan does not run: required attributes exist (Scan-9
+// dereferences a missing num_scan_inputs), and the op-specific checks above.
+// Checking first turns such a node into an inference error, like any other
+// malformed node.
+onnx::OpSchema with_input_checks(onnx::OpSchema schema) {
+  // Ops defined by a function body are inferred through their expansion.
+  if (!schema.has_type_and_shape_inference_function()) return schema;
+  auto inner = schema.GetTypeAndShapeInferenceFunction();
+  std::vector<std::pair<std::string, onnx::AttributeProto::AttributeType>> required;
+  for (const auto& [name, attr] : schema.attributes())
+    if (attr.required) required.emplace_back(name, attr.type);
+  auto conv = conv_inputs(schema.Name());
+  bool axis_in_rank = schema.Name() == "LayerNormalization";
+  if (required.empty() && !conv && !axis_in_rank) return schema;
+  schema.TypeAndShapeInferenceFunction([inner, required, conv,
+                                        axis_in_rank](InferenceContext& ctx) {
+    for (const auto& [name, type] : required) {
+      const auto* a = ctx.getAttribute(name);
+      if (a == nullptr) fail_shape_inference("required attribute '", name, "' is missing");
+      // UNDEFINED: old models leave the type out; the value fields still tell.
+      if (a->type() != onnx::AttributeProto::UNDEFINED && a->type() != type)
+        fail_shape_inference("attribute '", name, "' has type ",
+                             onnx::AttributeProto::AttributeType_Name(a->type()), ", expected ",
+                             onnx::AttributeProto::AttributeType_Name(type));
+    }
+    if (conv) check_conv(ctx, *conv);
+    if (axis_in_rank) check_axis_in_rank(ctx);
+    inner(ctx);
+  });
+  return schema;
+}
+
 }  // namespace
 
 OnnxOpFallbacks::OnnxOpFallbacks() {
@@ -181,13 +262,37 @@ OnnxOpFallbacks::OnnxOpFallbacks() {
       schemas_.emplace(std::move(key), std::move(copy));
     }
   }
+  // ONNX 1.12's data propagation for Shape-15 reads input 0's type without a
+  // null check, so a Shape fed by an op without a schema (its output has no
+  // type) segfaults inside libonnx. With no input type there is nothing to
+  // propagate: skip it.
+  for (int v = 1; v <= kKnownOpset; ++v) {
+    const onnx::OpSchema* onnx_schema = onnx::OpSchemaRegistry::Schema("Shape", v, "");
+    if (onnx_schema == nullptr || !onnx_schema->has_data_propagation_function()) continue;
+    auto key = std::make_pair(std::string("Shape"), onnx_schema->SinceVersion());
+    if (schemas_.count(key) != 0) continue;
+    onnx::OpSchema copy = *onnx_schema;
+    copy.PartialDataPropagationFunction(
+        [theirs = onnx_schema->GetDataPropagationFunction()](onnx::DataPropagationContext& ctx) {
+          if (ctx.getNumInputs() == 0 || ctx.getInputType(0) == nullptr) return;
+          theirs(ctx);
+        });
+    schemas_.emplace(std::move(key), std::move(copy));
+  }
+  for (auto& [key, schema] : schemas_) schema = with_input_checks(std::move(schema));
 }
 
 const onnx::OpSchema* OnnxOpFallbacks::find(const std::string& op, int opset) const {
   const onnx::OpSchema* onnx_schema = onnx::OpSchemaRegistry::Schema(op, opset, "");
   if (onnx_schema == nullptr) return nullptr;
-  auto it = schemas_.find({op, onnx_schema->SinceVersion()});
-  return it == schemas_.end() ? nullptr : &it->second;
+  std::lock_guard lock(mutex_);
+  auto key = std::make_pair(op, onnx_schema->SinceVersion());
+  auto it = schemas_.find(key);
+  // Other ops get only the input checks, copied on first use (std::map
+  // keeps the address stable for ONNX to hold).
+  if (it == schemas_.end())
+    it = schemas_.emplace(std::move(key), with_input_checks(*onnx_schema)).first;
+  return &it->second;
 }
 
 }  // namespace memplan::ir

@@ -19,6 +19,10 @@ namespace {
 using json = nlohmann::json;
 
 constexpr std::string_view kKernelSuffix = "_kernel_time";
+// ORT's events nest about 5 levels; nlohmann's dump (used in messages)
+// recurses per level, so a file of 200k '[' overflowed the stack. Deeper
+// input is refused while parsing.
+constexpr int kMaxDepth = 64;
 
 std::string describe(const json& v) {
   std::string text = v.dump();
@@ -65,7 +69,11 @@ OrtProfile read_ort_profile(const std::string& path) {
   std::string text = read_text(path);
   json doc;
   try {
-    doc = json::parse(text);
+    doc = json::parse(text, [&path](int depth, json::parse_event_t, json&) {
+      if (depth > kMaxDepth)
+        throw InputError(path + ": nested more than " + std::to_string(kMaxDepth) + " levels deep");
+      return true;
+    });
   } catch (const json::exception& e) {
     throw InputError(path + ": not valid JSON: " + std::string(e.what()));
   }

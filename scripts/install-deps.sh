@@ -9,7 +9,7 @@ packages=(
   build-essential cmake pkg-config
   libonnx-dev libprotobuf-dev protobuf-compiler
   coinor-libcbc-dev libboost-graph-dev libcli11-dev nlohmann-json3-dev libssl-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libonnx-testdata
   python3 python3-venv
 )
 missing=()

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Writes BENCHMARKS.md and its charts from the files run_bench.py wrote.
+
+  report.py --data-dir D --out-md docs/BENCHMARKS.md --plot-dir docs/bench
+"""
+import argparse
+import os
+
+import analysis as an
+import bench_config as cfg
+import report_plots
+import report_text
+
+GIB = 2.0 ** 30
+
+
+def fmt_bytes(b):
+    if b is None:
+        return "–"
+    for unit, scale in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if b >= scale:
+            return "%.2f %s" % (b / scale, unit)
+    return "%d B" % b
+
+
+def fmt_pct(v, digits=1):
+    return "–" if v is None else ("%.*f %%" % (digits, v))
+
+
+def cell(q, fx, dev, b, solver, best):
+    r = q.row(fx, dev, b, solver)
+    if r is None:
+        return "·"
+    if "error" in r:
+        return "error"
+    if not q.fits(r):
+        return "✗"
+    text = "%.1f" % (r["overhead_percent"] + 0.0 if abs(r["overhead_percent"]) >= 0.05 else 0.0)
+    if solver in ("ilp", "recompute-ilp"):
+        gap = r.get("ilp_gap_percent")
+        status = r.get("status", "")
+        if status == "optimal":
+            text += " (opt)"
+        elif gap is not None:
+            text += " (gap %.1f)" % gap
+        elif status:
+            text += " (%s)" % {"time_limit": "t/l", "feasible": "feas."}.get(status, status)
+    if best is not None and best[0] == solver:
+        text = "**%s**" % text
+    return text
+
+
+def quality_tables(q, reach):
+    lines = []
+    for dev in cfg.DEVICES:
+        if not any(k[1] == dev for k in q.cells):
+            continue
+        lines += ["", "### %s" % dev, "",
+                  "| fixture (dims) | budget | " + " | ".join(an.SOLVERS) + " |",
+                  "|---|---|" + "---|" * len(an.SOLVERS)]
+        for fx in q.fixtures():
+            meta = q.meta.get((fx, dev))
+            if meta is None:
+                continue
+            dims = " ".join("%s=%s" % kv for kv in meta["dims"].items())
+            rch = (reach or {}).get(fx, {})
+            smallest = rch.get("smallest_bytes")
+            reach_txt = (" ≥%.0f%%" % (100.0 * smallest / meta["baseline_peak_bytes"])) if smallest else ""
+            for k, b in enumerate(cfg.BUDGETS):
+                best = q.best(fx, dev, b)
+                label = ("%s (%s), peak %s, reach%s" % (fx, dims, fmt_bytes(meta["baseline_peak_bytes"]),
+                                                       reach_txt)) if k == 0 else ""
+                lines.append("| %s | %d%% | %s |" % (label, b, " | ".join(cell(q, fx, dev, b, s, best)
+                                                                           for s in an.SOLVERS)))
+    return lines
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--data-dir", required=True)
+    p.add_argument("--out-md", required=True)
+    p.add_argument("--plot-dir", required=True)
+    p.add_argument("--command", default="scripts/bench.sh")
+    p.add_argument("--seconds", type=float, default=None, help="whole run time, for the header")
+    args = p.parse_args()
+    os.makedirs(args.plot_dir, exist_ok=True)
+    d = args.data_dir
+    machine = an.load(d, "machine.json", {})
+    q = an.Quality(an.load(d, "quality.json", []))
+    reach = an.load(d, "reach.json", {})
+    headline = an.load(d, "headline.json", {"saved": [], "maxbatch": []})
+    speed = an.load(d, "speed.json", [])
+    gb = an.load(d, "gbench.json", {})
+    gbt = an.gbench_table(gb)
+
+    nodes = {}
+    for r in speed:
+        if r.get("nodes"):
+            nodes[r["case"]] = r["nodes"]
+    for stage in gbt.values():
+        for case, b in stage.items():
+            if b.get("nodes"):
+                nodes.setdefault(case, int(b["nodes"]))
+
+    md_dir = os.path.dirname(os.path.abspath(args.out_md))
+    rel = lambda path: os.path.relpath(path, md_dir) if path else None  # noqa: E731
+    pareto = report_plots.pareto_plots(q, args.plot_dir)
+    splots = report_plots.speed_plots(gbt, speed, args.plot_dir, nodes.get)
+
+    t1 = an.target_heuristic_vs_ilp(q)
+    t2 = an.target_best_vs_baselines(q)
+    L = []
+    L += report_text.header(machine, args.command, args.seconds)
+    L += report_text.targets(t1, t2, an.speed_rows(speed), gbt)
+    L += report_text.headline(headline, q)
+    L += ["", "## Plan quality", "",
+          "Overhead %% = simulated iteration time of the plan (PLAN_FORMAT.md timing rules, roofline "
+          "node times of the device preset) over the baseline's, minus 1; from `memplan compare --json` "
+          "(every solver, each with the planner's budget tightening and the validator). **Bold**: the best "
+          "plan that fits. ✗: the solver's plan does not fit the budget. ILP cells: (opt) proven optimal "
+          "under the model, (gap g) the relative gap to Cbc's bound when stopped, (feas.) a plan without a bound (the ILP coarsened the "
+          "problem), otherwise its status. "
+          "`reach ≥x%%`: the smallest budget memplan can reach for that fixture (all candidates evicted); "
+          "below it no plan can fit. ILP time limit: %g s per solve." % machine.get("ilp_time_limit", 0)]
+    L += quality_tables(q, reach)
+    L += ["", "### Pareto plots (%s)" % cfg.PARETO_DEVICE, "",
+          "Overhead vs budget on the finer grid %s %% (one line per method; a break in a line: no plan fits "
+          "there)." % ", ".join(str(b) for b in cfg.FINE_BUDGETS), ""]
+    for fx, (svg, png) in pareto.items():
+        L.append("[![%s](%s)](%s)" % (fx, rel(png) or rel(svg), rel(svg)))
+    L += report_text.speed(speed, gbt, nodes, splots, rel, machine)
+    L += report_text.findings(q, speed, gbt, headline, machine)
+    L += report_text.method(machine, args.command)
+    tmp = args.out_md + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("\n".join(L).rstrip() + "\n")
+    os.replace(tmp, args.out_md)
+
+
+if __name__ == "__main__":
+    main()
