@@ -41,7 +41,8 @@ void ModelOptions::add_to(CLI::App& cmd) {
   auto* c = cmd.add_option("--costs", costs, "Per-node times in memplan.costs JSON");
   auto* p = cmd.add_option("--profile", profile, "ONNX Runtime profiler JSON for per-node times");
   c->excludes(p);
-  cmd.add_option("--device", device, "Device preset (see `memplan devices`)")->capture_default_str();
+  cmd.add_option("--device", device, "Device preset (see `memplan devices`)")
+      ->capture_default_str();
   cmd.add_option("--loss", loss, "Name of the loss tensor (default: the scalar graph output)");
 }
 
@@ -71,10 +72,22 @@ ModelInputs load_inputs(const ModelOptions& options) {
   if (costs_file) {
     for (const auto& [name, bytes] : costs_file->tensor_bytes)
       if (!in.model.graph.find_tensor(name))
-        in.warnings.push_back(options.costs + ": tensor '" + name + "' is not in the graph (ignored)");
+        in.warnings.push_back(options.costs + ": tensor '" + name +
+                              "' is not in the graph (ignored)");
   }
   in.costs = ir::make_node_costs(in.model.graph, device, measured, source, in.warnings);
   return in;
+}
+
+void dims_from_plan(const nlohmann::json& doc, ModelOptions& model) {
+  if (!model.dims.empty() || !doc.is_object()) return;
+  auto m = doc.find("model");
+  if (m == doc.end() || !m->is_object()) return;
+  auto dims = m->find("dims");
+  if (dims == m->end() || !dims->is_object()) return;
+  for (const auto& [name, value] : dims->items())
+    if (value.is_number_unsigned())
+      model.dims.push_back(name + "=" + std::to_string(value.get<std::uint64_t>()));
 }
 
 void print_warnings(const std::vector<std::string>& warnings) {

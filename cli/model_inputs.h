@@ -2,6 +2,7 @@
 // The options every model-reading command shares (model, dims, cost source)
 // and the loading they imply.
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,10 @@ struct ModelInputs {
 
 // Loads the model and attaches costs; throws memplan::Error.
 ModelInputs load_inputs(const ModelOptions& options);
+
+// Without --dim, bind the dims a plan was made for (plan.json's
+// model.dims): a plan names them so it can be checked without repeating them.
+void dims_from_plan(const nlohmann::json& plan_doc, ModelOptions& model);
 
 // Prints each warning as one "memplan: warning: …" line on stderr.
 void print_warnings(const std::vector<std::string>& warnings);

@@ -27,18 +27,6 @@ struct RewriteArgs {
   bool quiet = false;
 };
 
-// Without --dim, the dims the plan was made for (as `validate` does).
-void dims_from_plan(const nlohmann::json& doc, ModelOptions& model) {
-  if (!model.dims.empty() || !doc.is_object()) return;
-  auto m = doc.find("model");
-  if (m == doc.end() || !m->is_object()) return;
-  auto dims = m->find("dims");
-  if (dims == m->end() || !dims->is_object()) return;
-  for (const auto& [name, value] : dims->items())
-    if (value.is_number_unsigned())
-      model.dims.push_back(name + "=" + std::to_string(value.get<std::uint64_t>()));
-}
-
 // model.sha256 as the plan states it; empty when it does not (plan_from_json
 // then names the missing key).
 std::string plan_model_sha256(const nlohmann::json& doc) {

@@ -18,6 +18,7 @@
 #include "ir/baseline_memory.h"
 #include "ir/errors.h"
 #include "ir/liveness.h"
+#include "ir/text_file.h"
 #include "ir/units.h"
 #include "planner/baseline_plan.h"
 #include "planner/chrome_trace.h"
@@ -52,21 +53,12 @@ struct WhatIf {
   std::vector<std::string> fell_back;  // asked swap/recompute, applied keep
 };
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open the decisions file");
-  std::stringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(path + ": cannot read the decisions file");
-  return text.str();
-}
-
 // {"swap": [names], "recompute": [names]} and/or {"decisions": {name:
 // "swap"|"recompute"|"keep"}}, by TensorId; everything unnamed is kept.
 std::vector<planner::Decision> read_decisions(const ir::Graph& graph, const std::string& path) {
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(read_text(path));
+    doc = nlohmann::json::parse(ir::read_text_file(path));
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(path + ": not valid JSON: " + e.what());
   }
@@ -305,9 +297,12 @@ void print_text(const ordered_json& r, std::ostream& out) {
 }
 
 void run(SimulateOptions o) {
-  const int sources = (o.plan.empty() ? 0 : 1) + (o.decisions.empty() ? 0 : 1) + (o.evict_all.empty() ? 0 : 1);
+  const int sources =
+      (o.plan.empty() ? 0 : 1) + (o.decisions.empty() ? 0 : 1) + (o.evict_all.empty() ? 0 : 1);
   if (sources != 1)
-    throw UsageError("simulate: give exactly one of --plan PLAN, --decisions D.json or --evict-all swap|recompute");
+    throw UsageError(
+        "simulate: give exactly one of --plan PLAN, --decisions D.json or --evict-all "
+        "swap|recompute");
   if (!o.evict_all.empty() && o.evict_all != "swap" && o.evict_all != "recompute")
     throw UsageError("--evict-all: '" + o.evict_all + "' is not swap or recompute");
   std::optional<std::uint64_t> budget;
@@ -316,13 +311,7 @@ void run(SimulateOptions o) {
   nlohmann::json doc;
   if (!o.plan.empty()) {
     doc = planner::read_plan_json(o.plan);
-    // Without --dim, bind the dims the plan was made for.
-    if (o.model.dims.empty() && doc.is_object() && doc.contains("model") &&
-        doc["model"].is_object() && doc["model"].contains("dims") &&
-        doc["model"]["dims"].is_object())
-      for (const auto& [name, value] : doc["model"]["dims"].items())
-        if (value.is_number_unsigned())
-          o.model.dims.push_back(name + "=" + std::to_string(value.get<std::uint64_t>()));
+    dims_from_plan(doc, o.model);
   }
   ModelInputs in = load_inputs(o.model);
   if (!o.plan.empty() && (!o.model.costs.empty() || !o.model.profile.empty()))
@@ -370,8 +359,9 @@ void add_simulate_command(CLI::App& app) {
   auto* dec = cmd->add_option(
       "--decisions", opts->decisions,
       R"(JSON {"swap": [tensor...], "recompute": [tensor...]}: schedule and simulate these)");
-  auto* all = cmd->add_option("--evict-all", opts->evict_all,
-                              "swap | recompute: what if every activation were swapped (or recomputed)");
+  auto* all =
+      cmd->add_option("--evict-all", opts->evict_all,
+                      "swap | recompute: what if every activation were swapped (or recomputed)");
   plan->excludes(dec);
   plan->excludes(all);
   dec->excludes(all);

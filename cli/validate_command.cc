@@ -22,19 +22,6 @@ struct ValidateOptions {
   bool json = false;
 };
 
-// Without --dim, the dims the plan was made for: a plan names them so it can
-// be checked without repeating them.
-void dims_from_plan(const nlohmann::json& doc, ModelOptions& model) {
-  if (!model.dims.empty() || !doc.is_object()) return;
-  auto m = doc.find("model");
-  if (m == doc.end() || !m->is_object()) return;
-  auto dims = m->find("dims");
-  if (dims == m->end() || !dims->is_object()) return;
-  for (const auto& [name, value] : dims->items())
-    if (value.is_number_unsigned())
-      model.dims.push_back(name + "=" + std::to_string(value.get<std::uint64_t>()));
-}
-
 void report(const ValidateOptions& o, const planner::Validation& v, double iteration_seconds) {
   if (o.json) {
     nlohmann::ordered_json out;

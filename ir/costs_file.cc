@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ir/errors.h"
+#include "ir/text_file.h"
 
 namespace memplan::ir {
 namespace {
@@ -79,19 +80,6 @@ std::string strip_json_prefix(std::string_view what) {
     if (close != std::string_view::npos) what.remove_prefix(close + 2);
   }
   return std::string(what);
-}
-
-std::string read_text(const std::string& path) {
-  std::error_code ec;
-  auto status = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(status)) throw InputError(path + ": no such file");
-  if (std::filesystem::is_directory(status)) throw InputError(path + ": is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot be opened for reading");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(path + ": read failed");
-  return text.str();
 }
 
 // Parses while tracking the key being read, so that a number too large for a
@@ -256,7 +244,7 @@ class Reader {
 }  // namespace
 
 CostsFile read_costs_file(const std::string& path) {
-  std::string text = read_text(path);
+  std::string text = read_text_file(path);
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw InputError(path + ": empty file (expected a memplan.costs JSON object)");
   return Reader(path).read(parse_tracking_keys(path, text));

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ir/errors.h"
+#include "ir/text_file.h"
 
 namespace memplan::ir {
 namespace {
@@ -28,19 +29,6 @@ std::string describe(const json& v) {
   std::string text = v.dump();
   if (text.size() > 60) text = text.substr(0, 57) + "...";
   return v.is_number() ? text : std::string(v.type_name()) + " " + text;
-}
-
-std::string read_text(const std::string& path) {
-  std::error_code ec;
-  auto status = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(status)) throw InputError(path + ": no such file");
-  if (std::filesystem::is_directory(status)) throw InputError(path + ": is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot be opened for reading");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(path + ": read failed");
-  return text.str();
 }
 
 // ORT writes the args values as strings ("output_size": "4096"); a number is
@@ -66,7 +54,7 @@ struct Run {
 }  // namespace
 
 OrtProfile read_ort_profile(const std::string& path) {
-  std::string text = read_text(path);
+  std::string text = read_text_file(path);
   json doc;
   try {
     doc = json::parse(text, [&path](int depth, json::parse_event_t, json&) {
