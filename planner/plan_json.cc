@@ -420,8 +420,14 @@ nlohmann::json read_plan_json(const std::string& path) {
   text << in.rdbuf();
   if (in.bad()) throw InputError(path + ": cannot read the plan file");
   try {
-    return json::parse(text.str());
-  } catch (const json::parse_error& e) {
+    // Deep nesting would overflow the stack in nlohmann's recursive code
+    // (found by fuzzing); no plan nests more than a few levels.
+    return json::parse(text.str(), [&](int depth, json::parse_event_t, json&) {
+      if (depth > 64) throw InputError(path + ": nested more than 64 levels deep");
+      return true;
+    });
+  } catch (const json::exception& e) {
+    // parse_error, and out_of_range for numbers such as 5e406
     throw InputError(path + ": not valid JSON: " + strip_json_prefix(e.what()));
   }
 }
