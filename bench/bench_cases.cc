@@ -82,8 +82,9 @@ Case& prepared_case(const CaseSpec& spec, const BenchSettings& settings) {
   c->costs = ir::make_node_costs(
       g, device, measured, measured.empty() ? "roofline " + device.name : "synthetic", warnings);
   c->baseline_peak = ir::baseline_memory(g, ir::Liveness(g)).peak_bytes;
-  c->budget =
-      static_cast<std::uint64_t>(settings.budget_fraction * static_cast<double>(c->baseline_peak));
+  const double fraction =
+      spec.synthetic_nodes != 0 ? settings.synth_budget_fraction : settings.budget_fraction;
+  c->budget = static_cast<std::uint64_t>(fraction * static_cast<double>(c->baseline_peak));
   c->problem = solvers::build_problem(g, c->costs, c->budget, {});
   c->greedy = solvers::GreedySolver().solve(c->problem, {});
   c->decisions = planner::decisions_by_tensor(g, c->problem, c->greedy.choice);

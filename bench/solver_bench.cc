@@ -6,7 +6,9 @@
 // plan.json and the rewrite are in output_bench.cc.
 //
 //   memplan_bench [--cases=mlp,synth10k] [--fixtures=DIR] [--synth-dir=DIR]
-//                 [--ilp-time-limit=2] [--device=a100-40gb] [benchmark flags]
+//                 [--ilp-time-limit=2] [--device=a100-40gb] [--budget=0.7]
+//                 [--synth-budget=0.5] [benchmark flags]
+// Budgets are fractions of each graph's baseline peak.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -205,18 +207,22 @@ bool take_flag(const char* arg, const char* name, std::string& value) {
 
 int main(int argc, char** argv) {
   using namespace memplan::bench;
-  std::string cases, fixtures = MEMPLAN_FIXTURES, ilp_limit, device;
+  std::string cases, fixtures = MEMPLAN_FIXTURES, ilp_limit, device, budget, synth_budget;
   std::string synth_dir = (std::filesystem::temp_directory_path() / "memplan-bench-synth").string();
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
     if (take_flag(argv[i], "--cases", cases) || take_flag(argv[i], "--fixtures", fixtures) ||
         take_flag(argv[i], "--synth-dir", synth_dir) ||
-        take_flag(argv[i], "--ilp-time-limit", ilp_limit) || take_flag(argv[i], "--device", device))
+        take_flag(argv[i], "--ilp-time-limit", ilp_limit) ||
+        take_flag(argv[i], "--device", device) || take_flag(argv[i], "--budget", budget) ||
+        take_flag(argv[i], "--synth-budget", synth_budget))
       continue;
     rest.push_back(argv[i]);
   }
   if (!ilp_limit.empty()) g_settings.ilp_time_limit = std::stod(ilp_limit);
   if (!device.empty()) g_settings.device = device;
+  if (!budget.empty()) g_settings.budget_fraction = std::stod(budget);
+  if (!synth_budget.empty()) g_settings.synth_budget_fraction = std::stod(synth_budget);
   g_settings.load.dims = {{"batch", 8}, {"seq", 512}};
   const auto specs = discover_cases(fixtures, synth_dir, cases);
   if (specs.empty()) {

@@ -1,5 +1,6 @@
 #include "bench/synthetic_graph.h"
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -145,7 +146,6 @@ struct LayerSaved {
   std::string x, ln1, mean1, istd1, qT, kT, vT, probs, attn_probs, mask, ctx2;
   std::string x1, ln2, mean2, istd2, h, a;
   bool dropout = false;
-  std::int64_t ffn = 0;
 };
 
 struct Dims {
@@ -161,7 +161,6 @@ LayerSaved forward_layer(Builder& b, const Dims& d, std::size_t index, const std
   const std::string& p = s.p;
   s.x = x;
   s.dropout = dropout;
-  s.ffn = ffn;
   const std::int64_t H = d.hidden;
   const auto ln1_g = b.param(p + ".ln1.weight", {H});
   const auto ln1_b = b.param(p + ".ln1.bias", {H});

@@ -118,8 +118,8 @@ def main():
           "node times of the device preset) over the baseline's, minus 1; from `memplan compare --json` "
           "(every solver, each with the planner's budget tightening and the validator). **Bold**: the best "
           "plan that fits. ✗: the solver's plan does not fit the budget. ILP cells: (opt) proven optimal "
-          "under the model, (gap g) the relative gap to Cbc's bound when stopped, (feas.) a plan without a bound (the ILP coarsened the "
-          "problem), otherwise its status. "
+          "under the model, (gap g) the relative gap to Cbc's bound when stopped, (feas.) a plan without a proven bound (e.g. "
+          "the ILP coarsened the problem), otherwise its status. "
           "`reach ≥x%%`: the smallest budget memplan can reach for that fixture (all candidates evicted); "
           "below it no plan can fit. ILP time limit: %g s per solve." % machine.get("ilp_time_limit", 0)]
     L += quality_tables(q, reach)
@@ -128,8 +128,9 @@ def main():
           "there)." % ", ".join(str(b) for b in cfg.FINE_BUDGETS), ""]
     for fx, (svg, png) in pareto.items():
         L.append("[![%s](%s)](%s)" % (fx, rel(png) or rel(svg), rel(svg)))
-    L += report_text.speed(speed, gbt, nodes, splots, rel, machine)
-    L += report_text.findings(q, speed, gbt, headline, machine)
+    skipped = (gb or {}).get("skipped", [])
+    L += report_text.speed(speed, gbt, nodes, splots, rel, machine, skipped)
+    L += report_text.findings(q, speed, gbt, headline, machine, skipped)
     L += report_text.method(machine, args.command)
     tmp = args.out_md + ".tmp"
     with open(tmp, "w") as f:

@@ -98,12 +98,17 @@ def targets(t1, t2, speed_rows, gbt):
         stages = [(s, gbt.get(s, {}).get("synth100k")) for s in
                   ("load", "problem", "greedy", "schedule", "simulate", "validate", "plan_greedy", "plan_json",
                    "rewrite")]
+        got = dict(stages)
         parts = ", ".join("%s %s" % (s, fmt_s(an.ms(b) / 1e3)) for s, b in stages if b)
         if parts:
+            covered = sum(an.ms(got[s]) / 1e3 for s in ("load", "plan_greedy", "plan_json", "rewrite") if got.get(s))
+            rest = (wall - covered) if wall is not None else None
             L += ["", "Where the 100k-node run's time goes (Google Benchmark, one stage each): %s. "
                   "`plan_greedy` is the whole planning call (problem, greedy with simulator-judged moves, "
-                  "schedule, budget tightening, validation); the whole run adds loading, writing plan.json, "
-                  "report, trace, plot, the memory layout and the rewritten model." % parts]
+                  "schedule, budget tightening, validation). Load + plan_greedy + plan_json + rewrite = %s; "
+                  "the other %s of the whole run is spent in what no stage here covers (the memory layout, "
+                  "trace, plot, report and file writes of `memplan plan`)." % (
+                      parts, fmt_s(covered), fmt_s(max(0.0, rest)) if rest is not None else "–")]
     if t1["misses"] or t2["misses"]:
         L += ["", "<details><summary>Every miss</summary>", "",
               "| target | fixture | device | budget | memplan | other |", "|---|---|---|---|---|---|"]
@@ -191,7 +196,13 @@ def headline(h, q):
                 ("%.1f (ours %s)" % (delta, _versus(x1, delta, delta))) if delta else "–",
                 tb or "–", "%.1f" % ts if ts else "–", "%.3f×" % gain if gain else "–",
                 _versus(gain, *ATP_GAIN)))
-    L += ["", "**Why ours differ.** %s" % " ".join(HEADLINE_WHY)]
+    why = list(HEADLINE_WHY)
+    res = next((x for x in saved if x["fixture"] == "resnet50" and x["saved_of_activation"] is not None), None)
+    if res is not None:
+        why.append("ResNet-50 has no dropout: there we save %.0f %% of the activations at ≤ %g %% overhead, %s "
+                   "DELTA's %d–%d %%." % (100 * res["saved_of_activation"], cfg.SAVED_OVERHEAD_PCT,
+                                         _versus(100 * res["saved_of_activation"], *DELTA_SAVED), *DELTA_SAVED))
+    L += ["", "**Why ours differ.** %s" % " ".join(why)]
     return L
 
 
@@ -215,8 +226,7 @@ HEADLINE_WHY = [
     "(5) Outputs of random nodes are never recomputed (a rerun would draw a different mask; docs/model.md). "
     "The BERT and GPT-2 fixtures have dropout on the attention probabilities and on every sub-layer output, "
     "so a large share of their activations can only be swapped; frameworks that fix the dropout seed "
-    "(as ONNX Runtime's own memory optimizer does) may recompute them. ResNet-50 has no dropout, and it is "
-    "the model where our saving reaches DELTA's range.",
+    "(as ONNX Runtime's own memory optimizer does) may recompute them.",
 ]
 
 
@@ -242,7 +252,7 @@ SPEED_STAGES = ["load", "analysis", "costs", "problem", "greedy", "ilp", "schedu
                 "plan_json", "rewrite", "plan_greedy"]
 
 
-def speed(rows, gbt, nodes, plots, rel, machine):
+def speed(rows, gbt, nodes, plots, rel, machine, skipped=()):
     L = ["", "## Speed", "",
          "### Whole runs (`/usr/bin/time -v`)", "",
          "Best of %d runs (one for the 100k graph and for `auto`). `inspect` = load + analysis; `plan` writes "
@@ -282,11 +292,12 @@ def speed(rows, gbt, nodes, plots, rel, machine):
             L += ["", "[![%s](%s)](%s)" % (key, rel(png) or rel(svg), rel(svg))]
     ctx = gbt and next(iter(next(iter(gbt.values())).values()), None)
     L += ["", "### Stages (Google Benchmark, `build-bench/bench/memplan_bench`)", "",
-          "Milliseconds of wall time per run of one stage, at %g %% of the baseline peak on %s (fixtures: "
-          "roofline times; synthetic: jittered). `greedy` is the model-only heuristic; `plan_greedy` the "
-          "whole planning call; `ilp` one Cbc solve warm-started from the heuristic (limit %g s). Debian's "
-          "libbenchmark reports itself as a debug build; that affects only its own bookkeeping." % (
-              50, cfg.PARETO_DEVICE, cfg.GBENCH_ILP_TIME_LIMIT), ""]
+          "Milliseconds of wall time per run of one stage on %s, budget %g %% of the baseline peak for the "
+          "fixtures (roofline times) and %g %% for the synthetic graphs (jittered times). `greedy` is the "
+          "model-only heuristic; `plan_greedy` the whole planning call; `ilp` one Cbc solve warm-started from "
+          "the heuristic (limit %g s). Debian's libbenchmark reports itself as a debug build; that affects "
+          "only its own bookkeeping." % (cfg.PARETO_DEVICE, cfg.GBENCH_FIXTURE_BUDGET, cfg.GBENCH_SYNTH_BUDGET,
+                                         cfg.GBENCH_ILP_TIME_LIMIT), ""]
     del ctx
     stages = [s for s in SPEED_STAGES if s in gbt]
     cases = sorted({c for s in stages for c in gbt[s]}, key=lambda c: nodes.get(c) or 0)
@@ -315,13 +326,17 @@ def speed(rows, gbt, nodes, plots, rel, machine):
             L.append("| %s | %d | %s | %s | %.2f %% | %.2f %% |" % (
                 c, int(b.get("candidates", 0)), fmt_s(an.ms(b) / 1e3), b.get("label", ""), b.get("gap_pct", 0),
                 b.get("overhead_model_pct", 0)))
+    for sk in skipped:
+        if sk["filter"].startswith("^ilp/") and sk.get("rc") is None:
+            L.append("| %s | – | > %.0f s (stopped) | did not finish | – | – |" % (
+                ",".join(sk["cases"]), sk["seconds"]))
     if "stages" in plots:
         svg, png = plots["stages"]
         L += ["", "[![stages](%s)](%s)" % (rel(png) or rel(svg), rel(svg))]
     return L
 
 
-def findings(q, speed_rows_list, gbt, h, machine):
+def findings(q, speed_rows_list, gbt, h, machine, skipped=()):
     """What looked wrong, each with the command that shows it."""
     L = ["", "## What looked wrong while benchmarking", ""]
     items = []
@@ -368,8 +383,8 @@ def findings(q, speed_rows_list, gbt, h, machine):
                if q.fits(rows.get("ilp")) and rows["ilp"].get("status") == "feasible"]
     if nobound:
         fx, dev, b = nobound[0]
-        items.append("The ILP gives no bound (status feasible: it coarsened the problem) in %d cells, so its gap "
-                     "is unknown there (e.g. %s, %s, %g %%)." % (len(nobound), fx, dev, b))
+        items.append("The ILP reports no proven bound (status feasible) in %d cells, so its gap is unknown "
+                     "there (e.g. %s, %s, %g %%)." % (len(nobound), fx, dev, b))
     errors = [(fx, dev, b, s, r["error"]) for (fx, dev, b), rows in q.cells.items() for s, r in rows.items()
               if "error" in r]
     if errors:
@@ -401,11 +416,22 @@ def findings(q, speed_rows_list, gbt, h, machine):
     for b in gbt.get("ilp", {}).values():
         secs = an.ms(b) / 1e3
         if secs > 1.5 * cfg.GBENCH_ILP_TIME_LIMIT + 1:
-            items.append("The ILP on %s ran %s against a %g s time limit (Cbc checks the limit between "
-                         "branch-and-bound nodes; the root LP and cuts are not interrupted). Reproduce: "
+            items.append("The ILP on %s ran %s against a %g s time limit: the limit is Cbc's, and time "
+                         "spent before Cbc starts is not under it (a perf profile of the 100k-node run put "
+                         "most samples in CoinPackedMatrix::appendMajorVector → resizeForAddingMajorVectors "
+                         "under solve_exact: the constraint matrix grows row by row by copying). Reproduce: "
                          "`build-bench/bench/memplan_bench --cases=%s --benchmark_filter=^ilp/`." % (
                              b["name"].split("/")[1], fmt_s(secs), cfg.GBENCH_ILP_TIME_LIMIT,
                              b["name"].split("/")[1]))
+    for sk in skipped:
+        case = ",".join(sk["cases"])
+        what = "did not return within the bench's %.0f s wall limit" % sk["seconds"] if sk.get("rc") is None \
+            else "failed (%s: %s)" % (sk.get("rc"), sk.get("error", "")[:160])
+        items.append("Google Benchmark `%s` on %s %s%s. Reproduce: `build-bench/bench/memplan_bench --cases=%s "
+                     "--ilp-time-limit=%g --benchmark_filter='%s'`." % (
+                         sk["filter"] or "all stages", case, what,
+                         " although the ILP's time limit is %g s" % cfg.GBENCH_ILP_TIME_LIMIT
+                         if sk["filter"].startswith("^ilp/") else "", case, cfg.GBENCH_ILP_TIME_LIMIT, sk["filter"]))
     for mb in h.get("maxbatch", []):
         for cap, r in mb["runs"].items():
             if r.get("rc") not in (0, None):

@@ -301,6 +301,8 @@ def gbench(args, fixtures, synth):
     names = [f["name"] for f in fixtures] + [s["name"] for s in synth]
     base = [args.bench, "--fixtures=" + args.fixtures, "--synth-dir=" + args.work,
             "--ilp-time-limit=%g" % args.gbench_ilp_time_limit,
+            "--budget=%g" % (cfg.GBENCH_FIXTURE_BUDGET / 100.0),
+            "--synth-budget=%g" % (cfg.GBENCH_SYNTH_BUDGET / 100.0),
             "--benchmark_min_time=%g" % (0.01 if args.quick else cfg.GBENCH_MIN_TIME),
             "--benchmark_format=console"]
     results = {"context": None, "benchmarks": [], "skipped": []}

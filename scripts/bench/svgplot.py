@@ -28,7 +28,7 @@ def _fmt(v):
     if v == 0:
         return "0"
     a = abs(v)
-    if a >= 1e4 or a < 1e-3:
+    if a >= 1e6 or a < 1e-3:
         exp = int(math.floor(math.log10(a)))
         mant = v / 10 ** exp
         return ("%g" % mant if mant != 1 else "") + ("e%d" % exp if mant != 1 else "1e%d" % exp)
