@@ -85,9 +85,11 @@ Case& prepared_case(const CaseSpec& spec, const BenchSettings& settings) {
   const double fraction =
       spec.synthetic_nodes != 0 ? settings.synth_budget_fraction : settings.budget_fraction;
   c->budget = static_cast<std::uint64_t>(fraction * static_cast<double>(c->baseline_peak));
-  c->problem = solvers::build_problem(g, c->costs, c->budget, {});
+  c->planning = planner::planning_graph(g, c->costs);
+  const ir::Graph& pg = c->planning.graph;
+  c->problem = solvers::build_problem(pg, c->planning.costs, c->budget, {});
   c->greedy = solvers::GreedySolver().solve(c->problem, {});
-  c->decisions = planner::decisions_by_tensor(g, c->problem, c->greedy.choice);
+  c->decisions = planner::decisions_by_tensor(pg, c->problem, c->greedy.choice);
   planner::PlanRequest req;
   req.budget_bytes = c->budget;
   req.solver = "greedy";

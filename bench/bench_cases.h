@@ -12,6 +12,7 @@
 #include "ir/costs.h"
 #include "ir/onnx_loader.h"
 #include "planner/plan.h"
+#include "planner/planning_order.h"
 #include "solvers/problem.h"
 #include "solvers/solver.h"
 
@@ -38,10 +39,13 @@ struct Case {
   ir::NodeCosts costs;
   std::uint64_t baseline_peak = 0;
   std::uint64_t budget = 0;
-  solvers::Problem problem;
+  // search_plan solves and schedules in the planning order (shape reads and
+  // freeing backward nodes hoisted); the stages below see what it sees.
+  planner::PlanningGraph planning;
+  solvers::Problem problem;                  // on planning.graph
   solvers::Solution greedy;                  // model-only greedy (no simulator hook)
-  std::vector<solvers::Decision> decisions;  // greedy's, by TensorId
-  planner::Plan plan;                        // greedy's plan through search_plan
+  std::vector<solvers::Decision> decisions;  // greedy's, by TensorId (same ids in both orders)
+  planner::Plan plan;                        // greedy's plan through search_plan, graph order
 };
 
 // Fixtures found in `fixtures_dir`, then synth1k/10k/100k; `only` (comma

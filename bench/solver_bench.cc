@@ -1,7 +1,7 @@
 // Google Benchmark targets for the planner's stages, one benchmark per
-// stage × graph: load, analysis (liveness + baseline), costs, problem
-// build, greedy, ILP, scheduling, simulation, validation, and the whole
-// greedy plan search. Names read "<stage>/<graph>", so a filter like
+// stage × graph: load, analysis (liveness + baseline), costs, the planning
+// order, problem build, greedy, ILP, scheduling, simulation, validation, and
+// the whole greedy plan search. Names read "<stage>/<graph>", so a filter like
 // --benchmark_filter='greedy/' shows how one stage grows with size.
 // plan.json and the rewrite are in output_bench.cc.
 //
@@ -24,6 +24,7 @@
 #include "ir/node_costs.h"
 #include "planner/plan_search.h"
 #include "planner/plan_validator.h"
+#include "planner/planning_order.h"
 #include "planner/scheduler.h"
 #include "planner/simulator.h"
 #include "solvers/greedy_solver.h"
@@ -75,10 +76,20 @@ void bm_costs(benchmark::State& state, const CaseSpec& spec) {
   size_counters(state, c);
 }
 
+void bm_planning_order(benchmark::State& state, const CaseSpec& spec) {
+  Case& c = prepared_case(spec, g_settings);
+  for (auto _ : state) {
+    planner::PlanningGraph pg = planner::planning_graph(c.model.graph, c.costs);
+    benchmark::DoNotOptimize(pg.original.data());
+  }
+  size_counters(state, c);
+  state.counters["hoisted"] = static_cast<double>(c.planning.hoisted);
+}
+
 void bm_problem(benchmark::State& state, const CaseSpec& spec) {
   Case& c = prepared_case(spec, g_settings);
   for (auto _ : state) {
-    solvers::Problem p = solvers::build_problem(c.model.graph, c.costs, c.budget, {});
+    solvers::Problem p = solvers::build_problem(c.planning.graph, c.planning.costs, c.budget, {});
     benchmark::DoNotOptimize(p.candidates.data());
   }
   size_counters(state, c);
@@ -124,7 +135,8 @@ void bm_schedule(benchmark::State& state, const CaseSpec& spec) {
   planner::ScheduleOptions o;
   o.budget_bytes = c.budget;
   for (auto _ : state) {
-    planner::ScheduleResult r = planner::make_schedule(c.model.graph, c.costs, c.decisions, o);
+    planner::ScheduleResult r =
+        planner::make_schedule(c.planning.graph, c.planning.costs, c.decisions, o);
     benchmark::DoNotOptimize(r.schedule.data());
   }
   size_counters(state, c);
@@ -177,11 +189,17 @@ using Stage = void (*)(benchmark::State&, const CaseSpec&);
 
 void register_all(const std::vector<CaseSpec>& cases) {
   const std::vector<std::pair<const char*, Stage>> stages = {
-      {"load", bm_load},         {"analysis", bm_analysis},
-      {"costs", bm_costs},       {"problem", bm_problem},
-      {"greedy", bm_greedy},     {"ilp", bm_ilp},
-      {"schedule", bm_schedule}, {"simulate", bm_simulate},
-      {"validate", bm_validate}, {"plan_greedy", bm_plan_greedy},
+      {"load", bm_load},
+      {"analysis", bm_analysis},
+      {"costs", bm_costs},
+      {"planning_order", bm_planning_order},
+      {"problem", bm_problem},
+      {"greedy", bm_greedy},
+      {"ilp", bm_ilp},
+      {"schedule", bm_schedule},
+      {"simulate", bm_simulate},
+      {"validate", bm_validate},
+      {"plan_greedy", bm_plan_greedy},
   };
   for (const auto& [stage, fn] : stages) {
     for (const auto& spec : cases) {

@@ -60,7 +60,7 @@ for exe in cli/memplan bench/memplan-synth bench/memplan_bench; do
 done
 
 tmp=""
-cleanup() { [ -n "$tmp" ] && rm -rf "$tmp"; }
+cleanup() { if [ -n "$tmp" ]; then rm -rf "$tmp"; fi; }
 trap cleanup EXIT
 if [ -z "$data_dir" ]; then
   tmp=$(mktemp -d)

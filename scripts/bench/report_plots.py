@@ -44,8 +44,8 @@ def pareto_plots(q, plot_dir):
 def speed_plots(gb_table, speed, plot_dir, nodes_of):
     """Stage times (Google Benchmark) and whole runs vs nodes, log-log."""
     out = {}
-    stages = ["load", "analysis", "problem", "greedy", "ilp", "schedule", "simulate", "validate",
-              "plan_json", "rewrite", "plan_greedy"]
+    stages = ["load", "analysis", "planning_order", "problem", "greedy", "ilp", "schedule", "simulate",
+              "validate", "plan_json", "rewrite", "plan_greedy"]
     series = []
     lo, hi, ylo, yhi = 1e9, 1, 1e9, 1e-9
     for st in stages:

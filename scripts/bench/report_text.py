@@ -44,8 +44,10 @@ def header(m, command, seconds):
              " / ".join(m.get("loadavg_start", []))),
          "* **Code**: commit `%s` (%s)%s." % (
              m.get("commit", "?")[:12], m.get("commit_subject", ""),
-             (", with %d uncommitted paths in the working tree (work of other engineers in flight), "
-              "measured as built" % m["uncommitted_paths"]) if m.get("uncommitted_paths") else ""),
+             (", plus uncommitted changes in %d paths of the working tree%s, measured as built" % (
+                 m["uncommitted_paths"],
+                 (" (%s)" % ", ".join("`%s`" % x for x in m["uncommitted"][:12])) if m.get("uncommitted") else ""))
+             if m.get("uncommitted_paths") else ""),
          "* **ILP time limit**: %g s per solve in `compare` and `plan --solver auto`; %g s in the Google "
          "Benchmark ILP runs." % (m.get("ilp_time_limit", 0), cfg.GBENCH_ILP_TIME_LIMIT),
          "* **Dims**: %s." % "; ".join("%s %s" % (k, " ".join(v)) for k, v in cfg.FIXTURE_DIMS.items()),
@@ -248,8 +250,8 @@ def _grid_saved(q, fx, act):
     return 100.0 * (meta["baseline_peak_bytes"] - best_peak) / act
 
 
-SPEED_STAGES = ["load", "analysis", "costs", "problem", "greedy", "ilp", "schedule", "simulate", "validate",
-                "plan_json", "rewrite", "plan_greedy"]
+SPEED_STAGES = ["load", "analysis", "costs", "planning_order", "problem", "greedy", "ilp", "schedule", "simulate",
+                "validate", "plan_json", "rewrite", "plan_greedy"]
 
 
 def speed(rows, gbt, nodes, plots, rel, machine, skipped=()):
@@ -293,9 +295,10 @@ def speed(rows, gbt, nodes, plots, rel, machine, skipped=()):
     ctx = gbt and next(iter(next(iter(gbt.values())).values()), None)
     L += ["", "### Stages (Google Benchmark, `build-bench/bench/memplan_bench`)", "",
           "Milliseconds of wall time per run of one stage on %s, budget %g %% of the baseline peak for the "
-          "fixtures (roofline times) and %g %% for the synthetic graphs (jittered times). `greedy` is the "
-          "model-only heuristic; `plan_greedy` the whole planning call; `ilp` one Cbc solve warm-started from "
-          "the heuristic (limit %g s). Debian's libbenchmark reports itself as a debug build; that affects "
+          "fixtures (roofline times) and %g %% for the synthetic graphs (jittered times). `planning_order`, "
+          "`problem`, `greedy`, `ilp` and `schedule` run on the planning order, as `memplan plan` does; `greedy` "
+          "is the model-only heuristic; `plan_greedy` the whole planning call; `ilp` one Cbc solve warm-started "
+          "from the heuristic (limit %g s). Debian's libbenchmark reports itself as a debug build; that affects "
           "only its own bookkeeping." % (cfg.PARETO_DEVICE, cfg.GBENCH_FIXTURE_BUDGET, cfg.GBENCH_SYNTH_BUDGET,
                                          cfg.GBENCH_ILP_TIME_LIMIT), ""]
     del ctx
@@ -323,9 +326,12 @@ def speed(rows, gbt, nodes, plots, rel, machine, skipped=()):
             b = gbt["ilp"].get(c)
             if b is None:
                 continue
-            L.append("| %s | %d | %s | %s | %.2f %% | %.2f %% |" % (
-                c, int(b.get("candidates", 0)), fmt_s(an.ms(b) / 1e3), b.get("label", ""), b.get("gap_pct", 0),
-                b.get("overhead_model_pct", 0)))
+            status = b.get("label", "")
+            solved = status in ("optimal", "time_limit", "feasible")
+            L.append("| %s | %d | %s | %s | %s | %s |" % (
+                c, int(b.get("candidates", 0)), fmt_s(an.ms(b) / 1e3), status,
+                "%.2f %%" % b.get("gap_pct", 0) if status in ("optimal", "time_limit") else "–",
+                "%.2f %%" % b.get("overhead_model_pct", 0) if solved else "–"))
     for sk in skipped:
         if sk["filter"].startswith("^ilp/") and sk.get("rc") is None:
             L.append("| %s | – | > %.0f s (stopped) | did not finish | – | – |" % (
@@ -408,6 +414,11 @@ def findings(q, speed_rows_list, gbt, h, machine, skipped=()):
         items.append("Slow `compare` runs (all solvers, %d budgets): %s. Time per solver: `memplan compare ... "
                      "--solvers NAME`." % (len(cfg.FINE_BUDGETS), ", ".join(
                          "%s/%s %.0f s" % (f, d, s) for s, f, d in slow[:6])))
+    heavy = [r for r in speed_rows_list if (r.get("max_rss_bytes") or 0) > 2 ** 30]
+    if heavy:
+        items.append("Whole runs above 1 GiB peak RSS: %s. Reproduce: `/usr/bin/time -v memplan %s`." % (
+            ", ".join("%s `%s` %.0f MiB (%s)" % (r["case"], r["mode"], r["max_rss_bytes"] / MIB, fmt_s(r["wall_seconds"]))
+                      for r in heavy), heavy[0]["command"].replace(" -o OUT", " -o /tmp/out")))
     for r in speed_rows_list:
         if r.get("timed_out") or r.get("rc") not in (0, 3, 5):
             items.append("`memplan %s` %s. %s" % (

@@ -81,6 +81,7 @@ def machine(args):
         "commit": commit,
         "commit_subject": subject,
         "uncommitted_paths": len(dirty),
+        "uncommitted": [l[3:] for l in dirty],
         "quick": args.quick,
         "ilp_time_limit": args.ilp_time_limit,
     }
