@@ -13,6 +13,7 @@
 #include "ir/baseline_memory.h"
 #include "ir/errors.h"
 #include "ir/liveness.h"
+#include "ir/text_file.h"
 #include "ir/units.h"
 #include "passes/rewrite_file.h"
 #include "planner/chrome_trace.h"
@@ -96,7 +97,7 @@ void run_plan(const PlanArgs& a) {
   out.plan.memory_layout = planner::compute_memory_layout(g, out.plan);
   const std::string dir = a.out_dir + "/";
   planner::write_plan_file(g, out.plan, dir + "plan.json");
-  planner::write_file_atomically(
+  ir::write_file_atomically(
       dir + "report.md",
       planner::plan_report_markdown(g, out.plan, sim, {out.solver_used, out.note, out.rounds}));
   planner::write_chrome_trace(g, out.plan, sim, dir + "trace.json");

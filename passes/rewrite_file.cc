@@ -1,6 +1,7 @@
 #include "passes/rewrite_file.h"
 
 #include "ir/errors.h"
+#include "ir/text_file.h"
 #include "passes/rewrite_model.h"
 #include "planner/chrome_trace.h"
 
@@ -16,7 +17,7 @@ PlanSummary write_rewritten_model(const onnx::ModelProto& original, const ir::Gr
   if (!model.SerializeToString(&bytes))
     throw InputError(path +
                      ": cannot serialize the rewritten model (over protobuf's 2 GiB limit?)");
-  planner::write_file_atomically(path, bytes);
+  ir::write_file_atomically(path, bytes);
   auto summary = read_summary(model, path);
   return *summary;
 }

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "ir/errors.h"
+#include "ir/text_file.h"
 #include "planner/residency.h"
 
 namespace memplan::planner {
@@ -163,35 +164,9 @@ void write_chrome_trace(const ir::Graph& graph, const Plan& plan, const SimResul
                         const std::string& path) {
   // ONNX names are bytes, not necessarily UTF-8; JSON must be, so bad
   // sequences become U+FFFD rather than failing the whole write.
-  write_file_atomically(
+  ir::write_file_atomically(
       path,
       chrome_trace(graph, plan, sim).dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
-}
-
-void write_file_atomically(const std::string& path, const std::string& text) {
-  namespace fs = std::filesystem;
-  // Unique per process and call, in the target's directory so that the
-  // rename stays on one file system and is atomic.
-  static std::atomic<unsigned> counter{0};
-  fs::path target(path);
-  fs::path temp = target;
-  temp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-  std::FILE* f = std::fopen(temp.c_str(), "wb");
-  if (!f) throw InputError(path + ": cannot write: " + std::strerror(errno));
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  int err = ok ? 0 : errno;
-  if (std::fclose(f) != 0 && ok) {
-    ok = false;
-    err = errno;
-  }
-  std::error_code ec;
-  if (ok) {
-    fs::rename(temp, target, ec);
-    if (!ec) return;
-  }
-  std::string why = ec ? ec.message() : std::strerror(err);
-  fs::remove(temp, ec);
-  throw InputError(path + ": cannot write: " + why);
 }
 
 }  // namespace memplan::planner

@@ -42,8 +42,4 @@ nlohmann::json chrome_trace(const ir::Graph& graph, const Plan& plan, const SimR
 void write_chrome_trace(const ir::Graph& graph, const Plan& plan, const SimResult& sim,
                         const std::string& path);
 
-// Writes `text` to a temporary file beside `path` and renames it over
-// `path`, so readers never see half a file; throws InputError on failure.
-void write_file_atomically(const std::string& path, const std::string& text);
-
 }  // namespace memplan::planner

@@ -10,6 +10,7 @@
 
 #include "ir/baseline_memory.h"
 #include "ir/liveness.h"
+#include "ir/text_file.h"
 #include "ir/units.h"
 
 namespace memplan::planner {
@@ -392,7 +393,7 @@ std::string memory_plot_svg(const ir::Graph& graph, const Plan& plan, const SimR
 
 void write_memory_plot_svg(const ir::Graph& graph, const Plan& plan, const SimResult& sim,
                            const std::string& path, const MemoryPlotOptions& options) {
-  write_file_atomically(path, memory_plot_svg(graph, plan, sim, options));
+  ir::write_file_atomically(path, memory_plot_svg(graph, plan, sim, options));
 }
 
 }  // namespace memplan::planner

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ir/errors.h"
+#include "ir/text_file.h"
 
 namespace memplan::planner {
 namespace {
@@ -437,36 +438,8 @@ Plan read_plan_file(const ir::Graph& graph, const std::string& path) {
 }
 
 void write_plan_file(const ir::Graph& graph, const Plan& plan, const std::string& path) {
-  namespace fs = std::filesystem;
   // Serialize first: a plan that cannot be written leaves no file at all.
-  const std::string text = plan_to_json(graph, plan).dump(2) + "\n";
-
-  // Same directory, so the rename stays on one filesystem and is atomic; pid
-  // and a counter keep concurrent writers apart.
-  static std::atomic<unsigned> counter{0};
-  const fs::path target(path);
-  fs::path temp = target;
-  temp.replace_filename("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()) +
-                        "-" + std::to_string(counter++));
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out)
-      throw InputError(path + ": cannot write the plan file (cannot create " + temp.string() + ")");
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(temp, ignored);
-      throw InputError(path + ": cannot write the plan file");
-    }
-  }
-  std::error_code ec;
-  fs::rename(temp, target, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(temp, ignored);
-    throw InputError(path + ": cannot write the plan file: " + ec.message());
-  }
+  ir::write_file_atomically(path, plan_to_json(graph, plan).dump(2) + "\n");
 }
 
 }  // namespace memplan::planner

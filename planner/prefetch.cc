@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "planner/max_add_tree.h"
+#include "solvers/range_max_tree.h"
 
 namespace memplan::planner::detail {
 namespace {
@@ -34,7 +34,8 @@ std::uint32_t window_start(const Skeleton& s, std::uint32_t d, double latest_sta
 Placed place_swap_ins(const ir::Graph& graph, const Skeleton& skeleton,
                       const PrefetchOptions& options) {
   const std::size_t slots = skeleton.level.size();
-  MaxAddTree timeline(skeleton.level);
+  solvers::RangeMaxTree timeline(
+      std::vector<std::int64_t>(skeleton.level.begin(), skeleton.level.end()));
   const std::uint64_t budget =
       std::min<std::uint64_t>(options.budget_bytes, std::numeric_limits<std::int64_t>::max());
 
@@ -91,7 +92,7 @@ Placed place_swap_ins(const ir::Graph& graph, const Skeleton& skeleton,
   }
   out.peak_bytes = static_cast<std::uint64_t>(timeline.max());
   out.level = timeline.values();
-  out.peak_slot = timeline.first_argmax();
+  out.peak_slot = static_cast<std::size_t>(timeline.argmax());
   out.peak_step = state_step[out.peak_slot];
   return out;
 }

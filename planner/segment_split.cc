@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "planner/max_add_tree.h"
+#include "solvers/range_max_tree.h"
 
 namespace memplan::planner::detail {
 namespace {
@@ -53,7 +53,7 @@ bool split_over_budget(const ir::Graph& graph, const ReloadPlan& plan, const Ske
   // while some slot it spans is still over.
   std::vector<std::int64_t> excess(placed.level);
   for (std::int64_t& v : excess) v -= budget;
-  MaxAddTree over(excess);
+  solvers::RangeMaxTree over(excess);
   auto first_step = [&](ir::NodeId turn) {
     return static_cast<std::size_t>(
         std::lower_bound(skeleton.turn.begin(), skeleton.turn.end(), turn) - skeleton.turn.begin());

@@ -1,6 +1,7 @@
 #pragma once
 // Range add / range max over steps, lazily: the greedy's view of how far
-// each step is over budget, kept current as candidates come and go.
+// each step is over budget, and the scheduler's memory timeline (prefetch
+// look-ahead, over-budget repair), kept current as decisions change.
 #include <cstdint>
 #include <vector>
 
@@ -14,11 +15,21 @@ class RangeMaxTree {
   std::int64_t max() const { return tree_.empty() ? INT64_MIN : tree_[1]; }
   // The first index holding the overall maximum.
   std::int64_t argmax() const;
+  // The largest index in [lo, hi] whose value exceeds `threshold`, or -1.
+  std::int64_t last_above(std::int64_t lo, std::int64_t hi, std::int64_t threshold) const;
+  // Every value, in O(n).
+  std::vector<std::int64_t> values() const;
 
  private:
   void build(std::size_t node, std::int64_t l, std::int64_t r, const std::vector<std::int64_t>& v);
-  void add(std::size_t node, std::int64_t l, std::int64_t r, std::int64_t lo, std::int64_t hi, std::int64_t d);
-  std::int64_t max(std::size_t node, std::int64_t l, std::int64_t r, std::int64_t lo, std::int64_t hi) const;
+  void add(std::size_t node, std::int64_t l, std::int64_t r, std::int64_t lo, std::int64_t hi,
+           std::int64_t d);
+  std::int64_t max(std::size_t node, std::int64_t l, std::int64_t r, std::int64_t lo,
+                   std::int64_t hi) const;
+  std::int64_t last_above(std::size_t node, std::int64_t l, std::int64_t r, std::int64_t lo,
+                          std::int64_t hi, std::int64_t threshold) const;
+  void collect(std::size_t node, std::int64_t l, std::int64_t r, std::int64_t pending,
+               std::vector<std::int64_t>& out) const;
 
   std::int64_t n_ = 0;
   std::vector<std::int64_t> tree_, lazy_;

@@ -22,11 +22,16 @@ TEST(RangeMaxTree, MatchesABruteForceArray) {
     } else {
       std::int64_t expect = *std::max_element(v.begin() + a, v.begin() + b + 1);
       ASSERT_EQ(t.max(a, b), expect);
+      std::int64_t threshold = static_cast<std::int64_t>(rng() % 1000) - 500, last = -1;
+      for (auto i = a; i <= b; ++i)
+        if (v[i] > threshold) last = i;
+      ASSERT_EQ(t.last_above(a, b, threshold), last);
     }
   }
   auto it = std::max_element(v.begin(), v.end());
   EXPECT_EQ(t.max(), *it);
   EXPECT_EQ(t.argmax(), it - v.begin());
+  EXPECT_EQ(t.values(), v);
 }
 
 }  // namespace
