@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ir/errors.h"
+#include "ir/json_reader.h"
 #include "ir/text_file.h"
 
 namespace memplan::ir {
@@ -25,9 +26,7 @@ constexpr std::int64_t kVersion = 1;
 // Byte counts must fit a signed 64-bit integer so later arithmetic in either
 // signedness is safe.
 constexpr std::uint64_t kMaxBytes = std::numeric_limits<std::int64_t>::max();
-// The format nests 3 levels; nlohmann's dump and our messages recurse per
-// level, so a file of 200k '[' overflowed the stack. Deeper input is refused.
-constexpr int kMaxDepth = 64;
+const std::vector<std::string> kUserNamedSections{"nodes", "tensors"};
 
 // Where in the document a value sits, rendered the way error messages cite it:
 // `nodes."MatMul_3".seconds` (names of nodes and tensors are quoted, since they
@@ -40,28 +39,9 @@ class KeyPath {
     p.keys_.push_back(std::move(key));
     return p;
   }
-  std::vector<std::string>& keys() { return keys_; }
-
-  std::string str() const {
-    std::string out;
-    for (std::size_t i = 0; i < keys_.size(); ++i) {
-      if (i > 0) out += '.';
-      bool user_name = i == 1 && (keys_[0] == "nodes" || keys_[0] == "tensors");
-      out += user_name || !plain(keys_[i]) ? json(keys_[i]).dump() : keys_[i];
-    }
-    return out;
-  }
+  std::string str() const { return render_key_path(keys_, kUserNamedSections); }
 
  private:
-  static bool plain(std::string_view key) {
-    if (key.empty()) return false;
-    for (char c : key) {
-      bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                c == '_' || c == '[' || c == ']';
-      if (!ok) return false;
-    }
-    return true;
-  }
   std::vector<std::string> keys_;
 };
 
@@ -71,63 +51,6 @@ std::string describe(const json& v) {
   if (text.size() > 60) text = text.substr(0, 57) + "...";
   if (v.is_number()) return text;
   return std::string(v.type_name()) + " " + text;
-}
-
-std::string strip_json_prefix(std::string_view what) {
-  // "[json.exception.parse_error.101] parse error at ..." -> "parse error at ..."
-  if (!what.empty() && what.front() == '[') {
-    auto close = what.find("] ");
-    if (close != std::string_view::npos) what.remove_prefix(close + 2);
-  }
-  return std::string(what);
-}
-
-// Parses while tracking the key being read, so that a number too large for a
-// double (1e999) and a key given twice can be reported with their key path;
-// nlohmann alone reports only a line and column, and keeps the last duplicate.
-json parse_tracking_keys(const std::string& path, const std::string& text) {
-  KeyPath where;
-  std::vector<std::set<std::string>> seen;
-  std::string duplicate;
-  auto callback = [&](int depth, json::parse_event_t event, json& parsed) {
-    if (depth > kMaxDepth)
-      throw InputError(path + ": " + where.str() + ": nested more than " +
-                       std::to_string(kMaxDepth) + " levels deep");
-    switch (event) {
-      case json::parse_event_t::object_start:
-        where.keys().emplace_back();
-        seen.emplace_back();
-        break;
-      case json::parse_event_t::array_start:
-        where.keys().emplace_back("[]");
-        seen.emplace_back();
-        break;
-      case json::parse_event_t::object_end:
-      case json::parse_event_t::array_end:
-        where.keys().pop_back();
-        seen.pop_back();
-        break;
-      case json::parse_event_t::key:
-        where.keys().back() = parsed.get<std::string>();
-        if (!seen.back().insert(where.keys().back()).second && duplicate.empty())
-          duplicate = where.str();
-        break;
-      case json::parse_event_t::value:
-        break;
-    }
-    return true;
-  };
-  json doc;
-  try {
-    doc = json::parse(text, callback);
-  } catch (const json::out_of_range& e) {
-    throw InputError(path + ": " + where.str() + ": number out of range (" +
-                     strip_json_prefix(e.what()) + ")");
-  } catch (const json::exception& e) {
-    throw InputError(path + ": not valid JSON: " + strip_json_prefix(e.what()));
-  }
-  if (!duplicate.empty()) throw InputError(path + ": " + duplicate + ": key given twice");
-  return doc;
 }
 
 class Reader {
@@ -247,7 +170,8 @@ CostsFile read_costs_file(const std::string& path) {
   std::string text = read_text_file(path);
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw InputError(path + ": empty file (expected a memplan.costs JSON object)");
-  return Reader(path).read(parse_tracking_keys(path, text));
+  return Reader(path).read(
+      parse_json_text(path, text, {.max_depth = 64, .user_named_sections = kUserNamedSections}));
 }
 
 DeviceSpec apply_overrides(DeviceSpec base, const CostsFile& f) {

@@ -1,9 +1,9 @@
 #include "ir/onnx_loader.h"
 
+#include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/depth_first_search.hpp>
 #include <boost/graph/topological_sort.hpp>
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -28,7 +28,8 @@ constexpr int64_t kKnownOpset = 17;
 std::string read_file(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw InputError(path + ": no such file");
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a directory, not a model file");
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(path + ": is a directory, not a model file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot be read");
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -60,14 +61,23 @@ Attributes read_attributes(const onnx::NodeProto& n) {
   Attributes attrs;
   for (const auto& a : n.attribute()) {
     switch (a.type()) {
-      case onnx::AttributeProto::INT: attrs.ints[a.name()] = {a.i()}; break;
-      case onnx::AttributeProto::INTS: attrs.ints[a.name()] = {a.ints().begin(), a.ints().end()}; break;
-      case onnx::AttributeProto::FLOAT: attrs.floats[a.name()] = {a.f()}; break;
+      case onnx::AttributeProto::INT:
+        attrs.ints[a.name()] = {a.i()};
+        break;
+      case onnx::AttributeProto::INTS:
+        attrs.ints[a.name()] = {a.ints().begin(), a.ints().end()};
+        break;
+      case onnx::AttributeProto::FLOAT:
+        attrs.floats[a.name()] = {a.f()};
+        break;
       case onnx::AttributeProto::FLOATS:
         attrs.floats[a.name()] = {a.floats().begin(), a.floats().end()};
         break;
-      case onnx::AttributeProto::STRING: attrs.strings[a.name()] = a.s(); break;
-      default: break;
+      case onnx::AttributeProto::STRING:
+        attrs.strings[a.name()] = a.s();
+        break;
+      default:
+        break;
     }
   }
   return attrs;
@@ -126,7 +136,8 @@ void size_tensor(Tensor& t, const onnx::TypeProto* type, const LoadOptions& opti
   }
   if (type == nullptr || !type->has_tensor_type() || !type->tensor_type().has_shape() ||
       t.elem_type == 0) {
-    if (type != nullptr && (type->has_sequence_type() || type->has_map_type() || type->has_optional_type()))
+    if (type != nullptr &&
+        (type->has_sequence_type() || type->has_map_type() || type->has_optional_type()))
       throw InputError(where + ": tensor '" + t.name +
                        "' is a sequence, map or optional value; memplan sizes tensors only");
     unknown.push_back(t.name);
@@ -145,7 +156,8 @@ void size_tensor(Tensor& t, const onnx::TypeProto* type, const LoadOptions& opti
       return;
     }
     if (d.dim_value() < 0)
-      throw InputError(where + ": tensor '" + t.name + "' has negative dim " + std::to_string(d.dim_value()));
+      throw InputError(where + ": tensor '" + t.name + "' has negative dim " +
+                       std::to_string(d.dim_value()));
     t.shape.push_back(d.dim_value());
     if (__builtin_mul_overflow(bytes, static_cast<std::uint64_t>(d.dim_value()), &bytes))
       throw InputError(where + ": tensor '" + t.name + "': byte size overflows 64 bits");
@@ -242,8 +254,8 @@ void check_tensor_data(onnx::GraphProto& g, bool top_level, const std::string& w
 
 }  // namespace
 
-Graph build_graph(const onnx::ModelProto& model, const LoadOptions& options, const std::string& where,
-                  std::vector<std::string>& warnings) {
+Graph build_graph(const onnx::ModelProto& model, const LoadOptions& options,
+                  const std::string& where, std::vector<std::string>& warnings) {
   if (!model.has_graph() || model.graph().node_size() == 0)
     throw InputError(where + ": the model has no graph nodes");
   for (const auto& op : model.opset_import()) {
@@ -254,7 +266,8 @@ Graph build_graph(const onnx::ModelProto& model, const LoadOptions& options, con
     }
   }
   for (const auto& [name, value] : options.dims)
-    if (value < 0) throw UsageError("--dim " + name + "=" + std::to_string(value) + ": a dim must be >= 0");
+    if (value < 0)
+      throw UsageError("--dim " + name + "=" + std::to_string(value) + ": a dim must be >= 0");
 
   const onnx::GraphProto& g = model.graph();
 
@@ -266,7 +279,8 @@ Graph build_graph(const onnx::ModelProto& model, const LoadOptions& options, con
   std::set<std::string> data_inputs;  // inputs declared with symbolic dims
   for (const auto& v : g.input()) {
     if (v.name().empty()) throw InputError(where + ": a graph input has no name");
-    if (graph.find_tensor(v.name())) throw InputError(where + ": graph input '" + v.name() + "' declared twice");
+    if (graph.find_tensor(v.name()))
+      throw InputError(where + ": graph input '" + v.name() + "' declared twice");
     graph.mutable_tensors()[graph.add_tensor(v.name())].is_graph_input = true;
     if (had_symbolic_dims(v)) data_inputs.insert(v.name());
   }
@@ -296,10 +310,11 @@ Graph build_graph(const onnx::ModelProto& model, const LoadOptions& options, con
     for (const auto& out : node.output()) {
       if (out.empty()) continue;
       if (auto [it, fresh] = producer.emplace(out, i); !fresh)
-        throw InputError(where + ": tensor '" + out + "' is made by two nodes: '" + names[it->second] +
-                         "' and '" + name + "'");
+        throw InputError(where + ": tensor '" + out + "' is made by two nodes: '" +
+                         names[it->second] + "' and '" + name + "'");
       if (graph.find_tensor(out))
-        throw InputError(where + ": node '" + name + "' writes graph input or initializer '" + out + "'");
+        throw InputError(where + ": node '" + name + "' writes graph input or initializer '" + out +
+                         "'");
     }
   }
 
@@ -321,7 +336,8 @@ Graph build_graph(const onnx::ModelProto& model, const LoadOptions& options, con
       if (auto it = producer.find(r); it != producer.end()) {
         preds[i].push_back(it->second);
       } else if (!graph.find_tensor(r)) {
-        throw InputError(where + ": node '" + names[i] + "' (" + node.op_type() + ") reads tensor '" + r +
+        throw InputError(where + ": node '" + names[i] + "' (" + node.op_type() +
+                         ") reads tensor '" + r +
                          "' that no node makes and that is not a graph input or initializer");
       }
     }
@@ -339,7 +355,7 @@ Graph build_graph(const onnx::ModelProto& model, const LoadOptions& options, con
     for (int i : order) *sorted.Add() = g.node(i);
     nodes->Swap(&sorted);
   }
-  auto types = resolve_types(work, warnings);
+  auto types = resolve_types(work, where, options.shape_inference, warnings);
 
   for (int i : order) {
     const auto& pn = g.node(i);
@@ -374,12 +390,14 @@ Graph build_graph(const onnx::ModelProto& model, const LoadOptions& options, con
     std::stable_sort(unknown.begin(), unknown.end(),
                      [&](const auto& a, const auto& b) { return step(a) < step(b); });
     std::ostringstream msg;
-    msg << where << ": cannot size " << unknown.size() << " tensor(s) (shape unknown after inference):";
+    msg << where << ": cannot size " << unknown.size()
+        << " tensor(s) (shape unknown after inference):";
     for (size_t i = 0; i < unknown.size() && i < 5; ++i) {
       const Tensor& t = graph.tensor(*graph.find_tensor(unknown[i]));
       msg << " '" << t.name << "'";
       if (t.producer != kNoNode)
-        msg << " (from " << graph.node(t.producer).op_type << " node '" << graph.node(t.producer).name << "')";
+        msg << " (from " << graph.node(t.producer).op_type << " node '"
+            << graph.node(t.producer).name << "')";
     }
     if (unknown.size() > 5) msg << " …";
     msg << "; give their bytes in a costs file (\"tensors\") or bind more dims";
@@ -396,7 +414,8 @@ LoadedModel load_model(const std::string& path, const LoadOptions& options) {
   std::string bytes = read_file(path);
   loaded.sha256 = sha256_hex(bytes);
   if (!loaded.proto.ParseFromString(bytes))
-    throw InputError(path + ": not an ONNX model (protobuf parse failed: truncated or another format)");
+    throw InputError(path +
+                     ": not an ONNX model (protobuf parse failed: truncated or another format)");
   bytes.clear();
   bytes.shrink_to_fit();
   loaded.graph = build_graph(loaded.proto, options, path, loaded.warnings);

@@ -6,14 +6,16 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/shape_resolver.h"
 #include "onnx/onnx_pb.h"
 
 namespace memplan::ir {
 
 struct LoadOptions {
-  std::map<std::string, std::int64_t> dims;              // --dim name=value
-  std::map<std::string, std::uint64_t> tensor_bytes;    // costs `tensors` overrides
-  std::optional<std::string> loss;                      // the loss tensor, if not found
+  std::map<std::string, std::int64_t> dims;           // --dim name=value
+  std::map<std::string, std::uint64_t> tensor_bytes;  // costs `tensors` overrides
+  std::optional<std::string> loss;                    // the loss tensor, if not found
+  ShapeInferenceIsolation shape_inference;            // isolated in a child by default
 };
 
 // A model file as read: the graph for the analyses, the proto for the

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ir/errors.h"
+#include "ir/json_reader.h"
 #include "ir/text_file.h"
 
 namespace memplan::ir {
@@ -20,11 +21,6 @@ namespace {
 using json = nlohmann::json;
 
 constexpr std::string_view kKernelSuffix = "_kernel_time";
-// ORT's events nest about 5 levels; nlohmann's dump (used in messages)
-// recurses per level, so a file of 200k '[' overflowed the stack. Deeper
-// input is refused while parsing.
-constexpr int kMaxDepth = 64;
-
 std::string describe(const json& v) {
   std::string text = v.dump();
   if (text.size() > 60) text = text.substr(0, 57) + "...";
@@ -55,16 +51,7 @@ struct Run {
 
 OrtProfile read_ort_profile(const std::string& path) {
   std::string text = read_text_file(path);
-  json doc;
-  try {
-    doc = json::parse(text, [&path](int depth, json::parse_event_t, json&) {
-      if (depth > kMaxDepth)
-        throw InputError(path + ": nested more than " + std::to_string(kMaxDepth) + " levels deep");
-      return true;
-    });
-  } catch (const json::exception& e) {
-    throw InputError(path + ": not valid JSON: " + std::string(e.what()));
-  }
+  json doc = parse_json_text(path, text);
   if (!doc.is_array())
     throw InputError(path + ": expected a JSON array of profiler events, got " +
                      std::string(doc.type_name()));

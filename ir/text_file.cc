@@ -1,10 +1,10 @@
 #include "ir/text_file.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -27,30 +27,90 @@ std::string read_text_file(const std::string& path) {
   return text.str();
 }
 
-void write_file_atomically(const std::string& path, const std::string& text) {
-  namespace fs = std::filesystem;
+namespace {
+
+// Closes the descriptor on every path out.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+  // close() can report a deferred write error; the caller must hear of it.
+  int close() {
+    int rc = ::close(fd_);
+    fd_ = -1;
+    return rc;
+  }
+
+ private:
+  int fd_;
+};
+
+// Writes every byte, resuming after EINTR and short writes; false with errno.
+bool write_all(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n == 0) errno = EIO;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+std::filesystem::path temp_name_for(const std::filesystem::path& target) {
   // Unique per process and call, in the target's directory so that the
   // rename stays on one file system and is atomic.
   static std::atomic<unsigned> counter{0};
-  fs::path target(path);
-  fs::path temp = target;
+  std::filesystem::path temp = target;
   temp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-  std::FILE* f = std::fopen(temp.c_str(), "wb");
-  if (!f) throw InputError(path + ": cannot write: " + std::strerror(errno));
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  int err = ok ? 0 : errno;
-  if (std::fclose(f) != 0 && ok) {
-    ok = false;
-    err = errno;
-  }
+  return temp;
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  const fs::path temp = temp_name_for(target);
   std::error_code ec;
-  if (ok) {
-    fs::rename(temp, target, ec);
-    if (!ec) return;
+  auto fail = [&](int err) {
+    fs::remove(temp, ec);
+    throw InputError(path + ": cannot write: " + std::strerror(err));
+  };
+
+  // An unnamed file (O_TMPFILE) vanishes if the process is killed while it
+  // is written, so even SIGKILL leaves nothing behind; it is linked under
+  // the temporary name only once complete (linkat cannot replace the
+  // target, hence the rename after). Without O_TMPFILE or /proc, a named
+  // temporary is written instead.
+  bool named = false;
+  {
+    FileDescriptor fd(::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666));
+    if (fd.get() < 0 && errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) fail(errno);
+    if (fd.get() >= 0) {
+      if (!write_all(fd.get(), text)) fail(errno);
+      std::string self = "/proc/self/fd/" + std::to_string(fd.get());
+      named = ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, temp.c_str(), AT_SYMLINK_FOLLOW) == 0;
+      if (named && fd.close() != 0) fail(errno);
+    }
   }
-  std::string why = ec ? ec.message() : std::strerror(err);
-  fs::remove(temp, ec);
-  throw InputError(path + ": cannot write: " + why);
+  if (!named) {
+    FileDescriptor fd(::open(temp.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0666));
+    if (fd.get() < 0) fail(errno);
+    if (!write_all(fd.get(), text) || fd.close() != 0) fail(errno);
+  }
+  fs::rename(temp, target, ec);
+  if (ec) {
+    int err = ec.value();
+    fail(err);
+  }
 }
 
 }  // namespace memplan::ir

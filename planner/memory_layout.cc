@@ -5,6 +5,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <set>
 
 #include "planner/plan.h"
 #include "planner/residency.h"
@@ -95,15 +96,10 @@ std::vector<Allocation> allocations_of(const ir::Graph& graph, const Plan& plan)
   return replay(graph, plan).allocations;
 }
 
-MemoryLayout compute_memory_layout(const ir::Graph& graph, const Plan& plan,
-                                   std::uint64_t alignment) {
-  Replay r = replay(graph, plan);
-  MemoryLayout layout;
-  layout.alignment = std::max<std::uint64_t>(alignment, 1);
-  layout.peak_bytes = r.peak_bytes;
+namespace {
+
+void place_by_size(Replay& r, const std::vector<std::uint64_t>& size, MemoryLayout& layout) {
   const std::size_t n = r.allocations.size();
-  std::vector<std::uint64_t> size(n);
-  for (std::size_t a = 0; a < n; ++a) size[a] = round_up(r.allocations[a].bytes, layout.alignment);
 
   // Largest first: big tensors fix the shape of the arena and small ones
   // fill the gaps between them. Ties by start, then by order, so the result
@@ -143,6 +139,88 @@ MemoryLayout compute_memory_layout(const ir::Graph& graph, const Plan& plan,
     });
     placed.insert(pos, a);
   }
+}
+
+// In schedule order, like an allocator with a best-fit free list that knows
+// nothing ahead: O(n log n). Frees at a step come before that step's
+// allocations, since lifetimes [start, end) that merely touch may share.
+void place_in_order(Replay& r, const std::vector<std::uint64_t>& size, MemoryLayout& layout) {
+  const std::size_t n = r.allocations.size();
+  std::vector<std::size_t> by_end(n);
+  std::iota(by_end.begin(), by_end.end(), std::size_t{0});
+  std::stable_sort(by_end.begin(), by_end.end(), [&](std::size_t a, std::size_t b) {
+    return r.lifetimes[a].end < r.lifetimes[b].end;
+  });
+  std::map<std::uint64_t, std::uint64_t> free_at;               // offset -> bytes
+  std::set<std::pair<std::uint64_t, std::uint64_t>> free_size;  // (bytes, offset)
+  std::uint64_t top = 0;
+  auto release = [&](std::uint64_t at, std::uint64_t bytes) {
+    auto next = free_at.lower_bound(at);
+    if (next != free_at.end() && next->first == at + bytes) {  // merge with the block after
+      bytes += next->second;
+      free_size.erase({next->second, next->first});
+      next = free_at.erase(next);
+    }
+    if (next != free_at.begin()) {  // and with the block before
+      auto prev = std::prev(next);
+      if (prev->first + prev->second == at) {
+        at = prev->first;
+        bytes += prev->second;
+        free_size.erase({prev->second, prev->first});
+        free_at.erase(prev);
+      }
+    }
+    if (at + bytes == top) {  // the arena's free tail is just the top
+      top = at;
+      return;
+    }
+    free_at[at] = bytes;
+    free_size.insert({bytes, at});
+  };
+  std::size_t next_end = 0;
+  // Allocations are in start order already (replay makes them so).
+  for (std::size_t a = 0; a < n; ++a) {
+    while (next_end < n && r.lifetimes[by_end[next_end]].end <= r.lifetimes[a].start) {
+      const std::size_t gone = by_end[next_end++];
+      if (size[gone] > 0 && r.lifetimes[gone].end > r.lifetimes[gone].start)
+        release(r.allocations[gone].offset, size[gone]);
+    }
+    if (size[a] == 0) continue;
+    auto fit = free_size.lower_bound({size[a], 0});
+    if (fit != free_size.end()) {
+      const auto [bytes, at] = *fit;
+      free_size.erase(fit);
+      free_at.erase(at);
+      r.allocations[a].offset = at;
+      if (bytes > size[a]) {
+        free_at[at + size[a]] = bytes - size[a];
+        free_size.insert({bytes - size[a], at + size[a]});
+      }
+    } else {
+      r.allocations[a].offset = top;
+      top += size[a];
+    }
+    layout.arena_bytes = std::max(layout.arena_bytes, r.allocations[a].offset + size[a]);
+  }
+}
+
+}  // namespace
+
+MemoryLayout compute_memory_layout(const ir::Graph& graph, const Plan& plan,
+                                   std::uint64_t alignment, LayoutMethod method) {
+  Replay r = replay(graph, plan);
+  MemoryLayout layout;
+  layout.alignment = std::max<std::uint64_t>(alignment, 1);
+  layout.peak_bytes = r.peak_bytes;
+  const std::size_t n = r.allocations.size();
+  std::vector<std::uint64_t> size(n);
+  for (std::size_t a = 0; a < n; ++a) size[a] = round_up(r.allocations[a].bytes, layout.alignment);
+  if (method == LayoutMethod::kAuto)
+    method = n <= kLargestToPlaceBySize ? LayoutMethod::kBySize : LayoutMethod::kInScheduleOrder;
+  if (method == LayoutMethod::kBySize)
+    place_by_size(r, size, layout);
+  else
+    place_in_order(r, size, layout);
   layout.allocations = std::move(r.allocations);
   return layout;
 }

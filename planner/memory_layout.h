@@ -8,6 +8,7 @@
 // or initializer at the start (step -1), an output of a compute or recompute
 // step, or the target of a swap_in. It lives from that step until the free
 // that releases it (or the end). Aliases own no storage and get none.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -47,11 +48,25 @@ struct MemoryLayout {
 // schedules that break a rule (the runtime's corruption tests run those).
 std::vector<Allocation> allocations_of(const ir::Graph& graph, const Plan& plan);
 
-// Offline best-fit over lifetimes: allocations are placed largest first,
-// each into the smallest gap left by the allocations already placed whose
-// lifetimes overlap its own (or on top of them). Deterministic.
+enum class LayoutMethod {
+  // Offline best-fit over lifetimes: allocations are placed largest first,
+  // each into the smallest gap left by the allocations already placed whose
+  // lifetimes overlap its own (or on top of them). The tightest arenas, but
+  // O(n^2): most of a 100k-node plan's time went here.
+  kBySize,
+  // Best-fit from a free list in schedule order, as an allocator would do
+  // online: O(n log n), arenas somewhat above the peak.
+  kInScheduleOrder,
+  // kBySize up to kLargestToPlaceBySize allocations, then kInScheduleOrder.
+  kAuto,
+};
+// gpt2_xl makes about 14k allocations; the synthetic 100k-node graph 200k.
+inline constexpr std::size_t kLargestToPlaceBySize = 50000;
+
+// Deterministic for either method.
 MemoryLayout compute_memory_layout(const ir::Graph& graph, const Plan& plan,
-                                   std::uint64_t alignment = MemoryLayout::kDefaultAlignment);
+                                   std::uint64_t alignment = MemoryLayout::kDefaultAlignment,
+                                   LayoutMethod method = LayoutMethod::kAuto);
 
 // The first thing wrong with `layout` for `plan`, as one line; empty when it
 // is usable: the allocations are those of allocations_of() in order, offsets

@@ -14,11 +14,10 @@ shift || true
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 targets=("$@")
 if ((${#targets[@]} == 0)); then
-  targets=(onnx_loader_fuzzer costs_file_fuzzer ort_profile_fuzzer)
-  [ -f fuzz/plan_json_fuzzer.cc ] && targets+=(plan_json_fuzzer)
+  targets=(onnx_loader_fuzzer costs_file_fuzzer ort_profile_fuzzer plan_json_fuzzer)
 fi
 
-command -v clang++ >/dev/null || { echo "fuzz: clang++ is needed (apt-get install clang)" >&2; exit 1; }
+./scripts/install-deps.sh --fuzz
 cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DMEMPLAN_FUZZ=ON \
   -DMEMPLAN_BUILD_TESTS=OFF -DMEMPLAN_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"

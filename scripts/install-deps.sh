@@ -2,6 +2,7 @@
 # Installs what memplan needs and the machine lacks; safe to run again.
 #   scripts/install-deps.sh            Debian packages for building and testing
 #   scripts/install-deps.sh --python   also .venv with scripts/requirements.txt
+#   scripts/install-deps.sh --fuzz     also clang and its runtimes (libFuzzer)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,6 +13,14 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libonnx-testdata
   python3 python3-venv
 )
+want_python=0
+for arg in "$@"; do
+  case "$arg" in
+    --python) want_python=1 ;;
+    --fuzz) packages+=(clang libclang-rt-dev) ;;
+    *) echo "install-deps: unknown option $arg (expected --python or --fuzz)" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -24,7 +33,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-if [ "${1:-}" = "--python" ]; then
+if ((want_python)); then
   if [ ! -x .venv/bin/python ] || ! cmp -s scripts/requirements.txt .venv/.requirements; then
     echo "install-deps: setting up .venv from scripts/requirements.txt"
     python3 -m venv .venv

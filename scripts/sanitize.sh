@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The integration tests need .venv (ONNX Runtime).
+./scripts/install-deps.sh --python
 build=${ASAN_BUILD_DIR:-build-asan}
 # -O1 keeps the suite fast enough while the sanitizers see every access;
 # benchmarks measure nothing useful under ASan.

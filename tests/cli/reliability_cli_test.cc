@@ -1,17 +1,19 @@
 // Runs memplan the way a pipeline does: same inputs, same bytes out; an
 // interrupted solve still leaves a valid plan and exits 130.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 
-#include <fcntl.h>
-
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "support/model_builder.h"
 #include "support/run_command.h"
@@ -32,10 +34,27 @@ std::string slurp(const fs::path& p) {
 
 const std::string kGpt2 = std::string(MEMPLAN_FIXTURES) + "/gpt2_small.training.onnx";
 
+// Starts `args` (args[0] the binary) with stdout to /dev/null and stderr to
+// `err`; the pid, or -1.
+pid_t spawn(std::vector<std::string> args, const std::string& err) {
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return rc == 0 ? pid : -1;
+}
+
 TEST(Determinism, SameInputsGiveByteIdenticalOutputs) {
   for (const char* solver : {"greedy", "ilp", "auto"}) {
     std::string a = test::temp_path("det_a"), b = test::temp_path("det_b");
-    std::string args = "plan " + kGpt2 + " --dim batch=4 --dim seq=256 --budget 85% --reproducible --solver " +
+    std::string args = "plan " + kGpt2 +
+                       " --dim batch=4 --dim seq=256 --budget 85% --reproducible --solver " +
                        solver + " --time-limit 120 -q -o ";
     auto r1 = test::run_memplan(args + a);
     auto r2 = test::run_memplan(args + b);
@@ -48,26 +67,20 @@ TEST(Determinism, SameInputsGiveByteIdenticalOutputs) {
       EXPECT_EQ(slurp(e.path()), slurp(fs::path(b) / name)) << solver << ": " << name << " differs";
       ++compared;
     }
-    EXPECT_GE(compared, 4u);  // plan.json, report.md, trace.json, memory.svg (+ the rewritten model)
+    EXPECT_GE(compared,
+              4u);  // plan.json, report.md, trace.json, memory.svg (+ the rewritten model)
   }
 }
 
 TEST(Interrupt, SigintDuringTheIlpWritesTheBestPlanAndExits130) {
   std::string out = test::temp_path("sigint");
   std::string err = test::temp_path("sigint.err");
-  std::vector<std::string> args = {MEMPLAN_BINARY, "plan", kGpt2, "--dim", "batch=8", "--dim", "seq=1024",
-                                   "--budget", "85%", "--solver", "ilp", "--time-limit", "600", "--progress",
-                                   "-q", "-o", out};
-  std::vector<char*> argv;
-  for (auto& s : args) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, args[0].c_str(), &actions, nullptr, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
+  std::vector<std::string> args = {
+      MEMPLAN_BINARY, "plan",       kGpt2, "--dim",    "batch=8", "--dim",
+      "seq=1024",     "--budget",   "85%", "--solver", "ilp",     "--time-limit",
+      "600",          "--progress", "-q",  "-o",       out};
+  pid_t pid = spawn(args, err);
+  ASSERT_GT(pid, 0);
   // Wait until the ILP reports progress: the handler is installed by then.
   bool solving = false;
   for (int i = 0; i < 1200 && !solving; ++i) {
@@ -88,13 +101,68 @@ TEST(Interrupt, SigintDuringTheIlpWritesTheBestPlanAndExits130) {
 TEST(AtomicOutputs, AFailedRunLeavesNoPartialFile) {
   // Over budget: nothing is written at all.
   std::string out = test::temp_path("nothing");
-  auto r = test::run_memplan("plan " + kGpt2 + " --dim batch=4 --dim seq=256 --budget 1MiB -q -o " + out);
+  auto r = test::run_memplan("plan " + kGpt2 + " --dim batch=4 --dim seq=256 --budget 1MiB -q -o " +
+                             out);
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_FALSE(fs::exists(fs::path(out) / "plan.json"));
   // And no temporary file is left next to where outputs would go.
   if (fs::exists(out)) {
     EXPECT_TRUE(fs::is_empty(out));
   }
+}
+
+TEST(AtomicOutputs, AKilledRunLeavesOnlyCompleteFiles) {
+  // SIGKILL cannot be caught, so only the way files are written protects
+  // the outputs. With --reproducible every file a run writes is byte-equal
+  // to a reference run's; after a kill at any moment each file present must
+  // be exactly that, and nothing else (no temporary) may be there.
+  const std::string model = std::string(MEMPLAN_FIXTURES) + "/gpt2_xl.training.onnx";
+  auto args_for = [&](const std::string& out) {
+    return std::vector<std::string>{MEMPLAN_BINARY, "plan",     model,      "--dim",
+                                    "batch=8",      "--dim",    "seq=1024", "--budget",
+                                    "70%",          "--solver", "greedy",   "--reproducible",
+                                    "-q",           "-o",       out};
+  };
+  const std::string ref = test::temp_path("kill_ref");
+  const std::string err = test::temp_path("kill.err");
+  auto t0 = std::chrono::steady_clock::now();
+  pid_t pid = spawn(args_for(ref), err);
+  ASSERT_GT(pid, 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << slurp(err);
+  // The run's length only places the kills (no assertion on time).
+  auto run = std::chrono::steady_clock::now() - t0;
+  std::size_t expected_files = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(ref)) ++expected_files;
+  ASSERT_GE(expected_files, 5u);
+
+  constexpr int kKills = 24;
+  int killed = 0, partial_sets = 0;
+  for (int k = 1; k <= kKills; ++k) {
+    const std::string out = test::temp_path("kill_" + std::to_string(k));
+    pid = spawn(args_for(out), err);
+    ASSERT_GT(pid, 0);
+    std::this_thread::sleep_until(std::chrono::steady_clock::now() + run * k / (kKills - 4));
+    kill(pid, SIGKILL);
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    if (WIFSIGNALED(status)) ++killed;
+    std::size_t present = 0;
+    if (fs::exists(out)) {
+      for (const auto& e : fs::directory_iterator(out)) {
+        std::string name = e.path().filename().string();
+        ASSERT_TRUE(fs::exists(fs::path(ref) / name)) << "kill " << k << " left " << name;
+        EXPECT_EQ(slurp(e.path()), slurp(fs::path(ref) / name))
+            << "kill " << k << ": " << name << " is partial";
+        ++present;
+      }
+    }
+    if (present > 0 && present < expected_files) ++partial_sets;
+  }
+  // How many kills landed while outputs were being written (a figure for
+  // the log; where the kills land depends on the machine).
+  std::printf("killed %d of %d runs; %d while outputs were being written\n", killed, kKills,
+              partial_sets);
 }
 
 }  // namespace

@@ -1,0 +1,48 @@
+#pragma once
+// Runs a function in a forked child process, so that a crash or a hang inside
+// it (third-party code we cannot fix, such as libonnx's shape inference)
+// becomes an outcome the caller reports instead of taking memplan down.
+//
+// Assumption: the calling process is single-threaded when it calls
+// run_isolated. The child is a copy of the caller with only the calling
+// thread; a mutex another thread held at fork() stays locked forever in the
+// child, so a multi-threaded caller could deadlock it (the timeout would then
+// end it). memplan loads models before it starts any thread (the CLI is
+// single-threaded at load time), which is where this is used.
+#include <chrono>
+#include <functional>
+#include <string>
+
+namespace memplan::ir {
+
+struct IsolatedOutcome {
+  enum class Kind {
+    kOk,        // `payload` is what the function returned
+    kThrew,     // the function threw; `payload` is the exception's what()
+    kSignaled,  // a signal (`signal`) ended the child: a crash, or a kill from outside
+    kExited,    // the child exited (`exit_status`) without sending a whole result
+    kTimedOut,  // the child ran past the timeout and was killed with SIGKILL
+  };
+  Kind kind = Kind::kOk;
+  std::string payload;
+  int signal = 0;
+  int exit_status = 0;
+};
+
+// Runs `fn` in a child process and returns how that went. The result travels
+// back over a pipe that the parent drains while the child writes, so it may
+// be of any size. The child never returns into the caller's code: it ends
+// with _exit (no destructors, atexit handlers or flushing of stdio buffers
+// copied from the parent; output `fn` leaves in stdio buffers is lost), and
+// it dumps no core (a crash is an outcome here, and a core of a copy of a
+// large process is slow to write). The child is always reaped, whatever the
+// outcome; it is killed if the parent dies first. `timeout` must be
+// positive; it counts from the fork. Throws std::system_error when no child
+// can be started (pipe or fork failed).
+IsolatedOutcome run_isolated(const std::function<std::string()>& fn,
+                             std::chrono::milliseconds timeout);
+
+// "SIGSEGV" for SIGSEGV and the other common signals; "signal N" otherwise.
+std::string signal_name(int signal);
+
+}  // namespace memplan::ir
