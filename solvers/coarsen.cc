@@ -12,7 +12,7 @@ Interval intersect(const Interval& a, const Interval& b) {
 
 }  // namespace
 
-Coarsened coarsen(const Problem& p, std::size_t max_groups) {
+Coarsened coarsen(const Problem& p, std::size_t max_groups, bool mix_options) {
   Coarsened out;
   out.problem.step_bytes = p.step_bytes;
   out.problem.step_seconds = p.step_seconds;
@@ -25,7 +25,8 @@ Coarsened coarsen(const Problem& p, std::size_t max_groups) {
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](auto a, auto b) { return p.candidates[a].made < p.candidates[b].made; });
-  const std::size_t per_group = std::max<std::size_t>(1, (n + max_groups - 1) / std::max<std::size_t>(1, max_groups));
+  const std::size_t per_group =
+      std::max<std::size_t>(1, (n + max_groups - 1) / std::max<std::size_t>(1, max_groups));
 
   for (std::size_t k = 0; k < n;) {
     const Candidate& first = p.candidates[order[k]];
@@ -35,10 +36,20 @@ Coarsened coarsen(const Problem& p, std::size_t max_groups) {
     std::size_t j = k + 1;
     for (; j < n && members.size() < per_group; ++j) {
       const Candidate& c = p.candidates[order[j]];
-      if (c.can_swap != first.can_swap || c.can_recompute != first.can_recompute) break;
-      Interval sw = intersect(g.swap_gap, c.swap_gap), rc = intersect(g.recompute_gap, c.recompute_gap);
-      // Stop before a member would leave the group with nothing to free.
-      if ((g.can_swap && sw.empty()) || (g.can_recompute && rc.empty())) break;
+      Interval sw = intersect(g.swap_gap, c.swap_gap),
+               rc = intersect(g.recompute_gap, c.recompute_gap);
+      if (mix_options) {
+        // Options every member allows and that still free something.
+        const bool can_swap = g.can_swap && c.can_swap && !sw.empty();
+        const bool can_recompute = g.can_recompute && c.can_recompute && !rc.empty();
+        if (!can_swap && !can_recompute) break;
+        g.can_swap = can_swap;
+        g.can_recompute = can_recompute;
+      } else {
+        if (c.can_swap != first.can_swap || c.can_recompute != first.can_recompute) break;
+        // Stop before a member would leave the group with nothing to free.
+        if ((g.can_swap && sw.empty()) || (g.can_recompute && rc.empty())) break;
+      }
       g.swap_gap = sw;
       g.recompute_gap = rc;
       g.bytes += c.bytes;

@@ -1,31 +1,35 @@
 #include "solvers/ilp_model.h"
 
 #include <algorithm>
-#include <map>
+#include <limits>
+#include <string>
+
+#include "ir/errors.h"
 
 namespace memplan::solvers {
 
 std::size_t IlpModel::nonzeros() const {
   std::size_t n = 0;
-  for (const auto& r : memory_rows) n += r.columns.size();
+  for (const auto& c : columns) n += static_cast<std::size_t>(c.end_row - c.first_row);
   return n;
 }
 
 IlpModel build_ilp_model(const Problem& p) {
   IlpModel m;
-  std::vector<std::pair<const Interval*, int>> gaps;  // per column
+  std::vector<const Interval*> gap_of;  // per column
   for (std::size_t i = 0; i < p.candidates.size(); ++i) {
     const Candidate& c = p.candidates[i];
+    const double mib = static_cast<double>(c.bytes) * m.bytes_scale;
     int swap_col = -1, rec_col = -1;
     if (c.can_swap) {
       swap_col = static_cast<int>(m.columns.size());
-      m.columns.push_back({i, Decision::kSwap, c.swap_exposed_seconds});
-      gaps.emplace_back(&c.swap_gap, swap_col);
+      m.columns.push_back({i, Decision::kSwap, c.swap_exposed_seconds, mib});
+      gap_of.push_back(&c.swap_gap);
     }
     if (c.can_recompute) {
       rec_col = static_cast<int>(m.columns.size());
-      m.columns.push_back({i, Decision::kRecompute, c.recompute_seconds});
-      gaps.emplace_back(&c.recompute_gap, rec_col);
+      m.columns.push_back({i, Decision::kRecompute, c.recompute_seconds, mib});
+      gap_of.push_back(&c.recompute_gap);
     }
     if (swap_col >= 0 && rec_col >= 0) m.one_choice.emplace_back(swap_col, rec_col);
   }
@@ -33,7 +37,7 @@ IlpModel build_ilp_model(const Problem& p) {
   // Segment boundaries: every gap's begin and end + 1.
   const auto steps = static_cast<std::int64_t>(p.step_bytes.size());
   std::vector<std::int64_t> cuts{0, steps};
-  for (const auto& [gap, col] : gaps) {
+  for (const Interval* gap : gap_of) {
     cuts.push_back(gap->begin);
     cuts.push_back(gap->end + 1);
   }
@@ -41,8 +45,7 @@ IlpModel build_ilp_model(const Problem& p) {
   cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
 
   // The largest excess in each segment; segments under budget get no row.
-  std::vector<std::int64_t> seg_lo;
-  std::map<std::int64_t, std::size_t> row_of_segment;  // segment start -> row
+  std::vector<std::uint64_t> excess;  // bytes, per row
   for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
     std::int64_t lo = cuts[k], hi = cuts[k + 1] - 1;
     if (lo < 0 || lo >= steps) continue;
@@ -51,39 +54,116 @@ IlpModel build_ilp_model(const Problem& p) {
       worst = std::max(worst, p.step_bytes[static_cast<std::size_t>(s)]);
     }
     if (worst <= p.budget_bytes) continue;
-    row_of_segment[lo] = m.memory_rows.size();
-    IlpRow row;
-    row.lower = static_cast<double>(worst - p.budget_bytes) * m.bytes_scale;
-    m.memory_rows.push_back(row);
-    seg_lo.push_back(lo);
+    excess.push_back(worst - p.budget_bytes);
+    m.memory_lower.push_back(static_cast<double>(worst - p.budget_bytes) * m.bytes_scale);
+    m.memory_step.push_back(lo);
   }
-  // Each column covers the rows whose segment lies in its gap.
-  for (const auto& [gap, col] : gaps) {
-    if (gap->empty()) continue;
-    auto it = row_of_segment.lower_bound(gap->begin);
-    for (; it != row_of_segment.end() && it->first <= gap->end; ++it) {
-      IlpRow& row = m.memory_rows[it->second];
-      row.columns.push_back(col);
-      row.coefficients.push_back(static_cast<double>(p.candidates[m.columns[col].candidate].bytes) *
-                                 m.bytes_scale);
+  // Each column covers the rows whose segment starts inside its gap: a
+  // boundary sits at every gap end, so the whole segment is inside too.
+  for (std::size_t j = 0; j < m.columns.size(); ++j) {
+    const Interval& gap = *gap_of[j];
+    if (gap.empty()) continue;
+    auto first = std::lower_bound(m.memory_step.begin(), m.memory_step.end(), gap.begin);
+    auto end = std::upper_bound(first, m.memory_step.end(), gap.end);
+    m.columns[j].first_row = static_cast<int>(first - m.memory_step.begin());
+    m.columns[j].end_row = static_cast<int>(end - m.memory_step.begin());
+  }
+  // A row no column can cover enough, even all together, cannot be met. A
+  // candidate counts once per row (its swap and recompute ranges may
+  // overlap), so add its bytes over the union of its ranges, by differences.
+  std::vector<std::int64_t> diff(excess.size() + 1, 0);
+  auto add = [&](int first, int end, std::uint64_t bytes) {
+    if (first >= end) return;
+    diff[static_cast<std::size_t>(first)] += static_cast<std::int64_t>(bytes);
+    diff[static_cast<std::size_t>(end)] -= static_cast<std::int64_t>(bytes);
+  };
+  for (std::size_t j = 0; j < m.columns.size(); ++j) {
+    const IlpColumn& a = m.columns[j];
+    const std::uint64_t bytes = p.candidates[a.candidate].bytes;
+    const bool pair = j + 1 < m.columns.size() && m.columns[j + 1].candidate == a.candidate;
+    if (!pair) {
+      add(a.first_row, a.end_row, bytes);
+      continue;
+    }
+    const IlpColumn& b = m.columns[++j];
+    if (a.first_row >= a.end_row || b.first_row >= b.end_row || a.end_row < b.first_row ||
+        b.end_row < a.first_row) {
+      add(a.first_row, a.end_row, bytes);  // disjoint (or one empty): both count
+      add(b.first_row, b.end_row, bytes);
+    } else {
+      add(std::min(a.first_row, b.first_row), std::max(a.end_row, b.end_row), bytes);
     }
   }
-  // A row no column can cover enough, even all together, cannot be met.
-  for (std::size_t r = 0; r < m.memory_rows.size(); ++r) {
-    std::map<std::size_t, double> best_per_candidate;
-    for (std::size_t k = 0; k < m.memory_rows[r].columns.size(); ++k) {
-      auto cand = m.columns[m.memory_rows[r].columns[k]].candidate;
-      best_per_candidate[cand] = std::max(best_per_candidate[cand], m.memory_rows[r].coefficients[k]);
-    }
-    double total = 0;
-    for (const auto& [cand, v] : best_per_candidate) total += v;
-    if (total + 1e-9 < m.memory_rows[r].lower) {
+  std::int64_t covered = 0;
+  for (std::size_t r = 0; r < excess.size(); ++r) {
+    covered += diff[r];
+    if (static_cast<std::uint64_t>(covered) < excess[r]) {
       m.infeasible = true;
-      m.infeasible_step = seg_lo[r];
+      m.infeasible_step = m.memory_step[r];
       break;
     }
   }
   return m;
+}
+
+IlpArrays ilp_arrays(const IlpModel& m, const Problem& p) {
+  constexpr double kInf = std::numeric_limits<double>::max();
+  const double scale = m.seconds_scale;
+  IlpArrays a;
+  const int n_bin = static_cast<int>(m.columns.size());
+  const int n_choice = static_cast<int>(m.one_choice.size());
+  const int row_out = n_choice, row_in = n_choice + 1, first_memory = n_choice + 2;
+  a.cols = n_bin + 2;
+  a.rows = first_memory + static_cast<int>(m.memory_lower.size());
+
+  std::vector<int> choice_row(n_bin, -1);
+  for (int k = 0; k < n_choice; ++k) {
+    choice_row[m.one_choice[k].first] = k;
+    choice_row[m.one_choice[k].second] = k;
+  }
+  // Size everything once: the point is to never reallocate.
+  std::size_t nnz = 2 * n_choice + 2 + m.nonzeros();
+  for (const auto& c : m.columns) nnz += c.choice == Decision::kSwap ? 2 : 0;
+  if (nnz > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw InputError("the ILP has " + std::to_string(nnz) +
+                     " nonzeros, more than Cbc can index; it must be coarsened further");
+  a.starts.reserve(a.cols + 1);
+  a.index.reserve(nnz);
+  a.value.reserve(nnz);
+  a.col_lower.assign(a.cols, 0.0);
+  a.col_upper.assign(a.cols, 1.0);
+  a.objective.assign(a.cols, 1.0);
+  auto put = [&](int row, double v) {
+    a.index.push_back(row);
+    a.value.push_back(v);
+  };
+  for (int j = 0; j < n_bin; ++j) {
+    const IlpColumn& c = m.columns[j];
+    a.starts.push_back(static_cast<int>(a.index.size()));
+    a.objective[j] = c.cost * scale;
+    if (choice_row[j] >= 0) put(choice_row[j], 1.0);
+    // Link excess: e >= sum(transfer x) - hiding compute time.
+    if (c.choice == Decision::kSwap) {
+      put(row_out, -p.candidates[c.candidate].swap_out_seconds * scale);
+      put(row_in, -p.candidates[c.candidate].swap_in_seconds * scale);
+    }
+    for (int r = c.first_row; r < c.end_row; ++r) put(first_memory + r, c.mib);
+  }
+  a.starts.push_back(static_cast<int>(a.index.size()));
+  put(row_out, 1.0);
+  a.starts.push_back(static_cast<int>(a.index.size()));
+  put(row_in, 1.0);
+  a.starts.push_back(static_cast<int>(a.index.size()));
+  a.col_upper[n_bin] = a.col_upper[n_bin + 1] = kInf;
+
+  a.row_lower.assign(a.rows, -kInf);
+  a.row_upper.assign(a.rows, kInf);
+  for (int k = 0; k < n_choice; ++k) a.row_upper[k] = 1.0;
+  a.row_lower[row_out] = -p.forward_seconds * scale;
+  a.row_lower[row_in] = -p.backward_seconds * scale;
+  for (std::size_t r = 0; r < m.memory_lower.size(); ++r)
+    a.row_lower[first_memory + r] = m.memory_lower[r];
+  return a;
 }
 
 }  // namespace memplan::solvers

@@ -12,28 +12,50 @@ namespace memplan::solvers {
 struct IlpColumn {
   std::size_t candidate = 0;
   Decision choice = Decision::kSwap;
-  double cost = 0;
-};
-
-struct IlpRow {
-  std::vector<int> columns;  // indices into IlpModel::columns (binaries)
-  std::vector<double> coefficients;
-  double lower = 0;  // sum >= lower
+  double cost = 0;  // seconds
+  double mib = 0;   // its coefficient in every memory row it covers
+  // Memory rows are in step order and a column covers the segments inside
+  // its gap, so the rows it appears in are one range [first_row, end_row).
+  int first_row = 0;
+  int end_row = 0;
 };
 
 struct IlpModel {
   std::vector<IlpColumn> columns;  // binaries; then two continuous link-excess columns
-  std::vector<IlpRow> memory_rows;  // one per segment of steps over budget
-  std::vector<std::pair<int, int>> one_choice;  // x_swap + x_recompute <= 1
+  // One memory row per segment of steps over budget: sum >= lower (MiB).
+  std::vector<double> memory_lower;
+  std::vector<std::int64_t> memory_step;         // first step of each row's segment
+  std::vector<std::pair<int, int>> one_choice;   // x_swap + x_recompute <= 1
   double bytes_scale = 1.0 / (1024.0 * 1024.0);  // coefficients in MiB
+  // Times in microseconds: Cbc's tolerances are absolute, and overheads of
+  // a few hundred microseconds would vanish inside them in seconds.
+  double seconds_scale = 1e6;
   bool infeasible = false;  // some step cannot be brought under budget at all
   std::int64_t infeasible_step = -1;
-  std::size_t nonzeros() const;
+  std::size_t nonzeros() const;  // entries of the memory rows
 };
 
 // Memory rows are compressed: steps between consecutive gap boundaries are
 // covered by the same columns, so one row (the largest excess) stands for
-// all of them; steps already under budget get none.
+// all of them; steps already under budget get none. O(C log C + S).
 IlpModel build_ilp_model(const Problem& problem);
+
+// The whole program as column-major (CSC) arrays, so a solver loads it in
+// one call instead of growing a matrix row by row. Rows: the one_choice
+// rows, the d2h then the h2d link row, then the memory rows; columns: the
+// binaries, then e_out and e_in. Row indices ascend within every column.
+struct IlpArrays {
+  int rows = 0;
+  int cols = 0;
+  std::vector<int> starts;  // cols + 1 offsets into `index` / `value`
+  std::vector<int> index;   // row of each entry
+  std::vector<double> value;
+  std::vector<double> col_lower, col_upper, objective;
+  std::vector<double> row_lower, row_upper;  // infinite: +-DBL_MAX
+};
+
+// Throws InputError when the program has more entries than an int counts
+// (the caller coarsens long before that).
+IlpArrays ilp_arrays(const IlpModel& model, const Problem& problem);
 
 }  // namespace memplan::solvers

@@ -3,14 +3,15 @@
 #include <CbcEventHandler.hpp>
 #include <CbcModel.hpp>
 #include <CbcSolver.hpp>
-#include <CoinPackedMatrix.hpp>
 #include <OsiClpSolverInterface.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <string>
 
 #include "solvers/coarsen.h"
+#include "solvers/greedy_solver.h"
 #include "solvers/ilp_model.h"
 #include "solvers/model_eval.h"
 
@@ -19,26 +20,44 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// One clock for the whole solve: coarsening, the model, loading it into
+// Cbc and the search all count against --time-limit.
+struct Deadline {
+  Clock::time_point start;
+  double limit_seconds;
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - start).count(); }
+  double left() const { return limit_seconds - elapsed(); }
+};
+
 // Prints progress and stops Cbc when asked to.
 class Progress final : public CbcEventHandler {
  public:
-  Progress(bool print, const volatile bool* interrupted, Clock::time_point start)
-      : print_(print), interrupted_(interrupted), start_(start) {}
+  // `out_of_time` tells the caller the stop was ours, not a SIGINT: Cbc
+  // reports both as "stopped on event" and works on clones of this object.
+  Progress(bool print, const volatile bool* interrupted, const Deadline& deadline,
+           bool* out_of_time)
+      : print_(print), interrupted_(interrupted), deadline_(deadline), out_of_time_(out_of_time) {}
   CbcEventHandler* clone() const override { return new Progress(*this); }  // Cbc owns clones
 
   CbcAction event(CbcEvent which) override {
     if (interrupted_ != nullptr && *interrupted_) return stop;
+    // Cbc checks its own limit (-sec, what was left when it started) at the
+    // same points; this checks ours, whose clock started with the solve.
+    double elapsed = deadline_.elapsed();
+    if (elapsed >= deadline_.limit_seconds) {
+      *out_of_time_ = true;
+      return stop;
+    }
     if (!print_ || model_ == nullptr) return noAction;
-    double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
     bool found = which == solution || which == heuristicSolution;
     if (found || elapsed - last_print_ >= 1.0) {
       last_print_ = elapsed;
-      // Objective is in microseconds (see kScale).
+      // Objective is in microseconds (IlpModel::seconds_scale).
       double inc = model_->getObjValue() * 1e-6, bound = model_->getBestPossibleObjValue() * 1e-6;
       bool has = model_->bestSolution() != nullptr;
       if (has) {
-        std::fprintf(stderr, "ilp: %6.1fs  incumbent %.6g s  bound %.6g s  gap %.2f%%\n", elapsed, inc, bound,
-                     inc > 1e-12 ? 100.0 * (inc - bound) / inc : 0.0);
+        std::fprintf(stderr, "ilp: %6.1fs  incumbent %.6g s  bound %.6g s  gap %.2f%%\n", elapsed,
+                     inc, bound, inc > 1e-12 ? 100.0 * (inc - bound) / inc : 0.0);
       } else {
         std::fprintf(stderr, "ilp: %6.1fs  no incumbent yet  bound %.6g s\n", elapsed, bound);
       }
@@ -49,69 +68,98 @@ class Progress final : public CbcEventHandler {
  private:
   bool print_;
   const volatile bool* interrupted_;
-  Clock::time_point start_;
+  Deadline deadline_;
+  bool* out_of_time_;
   double last_print_ = -1;
 };
 
-}  // namespace
+// Cbc always gets a positive limit, however little the setup left.
+constexpr double kMinCbcSeconds = 0.01;
 
-namespace {
+// Cbc's setup copies the matrix several times and its root LP runs to the
+// end whatever the limit (measured: -sec and Clp's own wall limit are both
+// ignored until the root is solved), and both grow with the nonzeros: about
+// 2 s per 3.5M on a 2-core machine. So the model must be small enough for
+// the limit: 1M nonzeros per second of it (half the limit for the setup and
+// the root, half for the search), at least 1M (every fixture fits: under
+// 0.8M) and at most 4M, as Cbc's preprocessing and root cuts look at the
+// clock only between passes, and a pass over 5M took up to 2.5 s.
+constexpr double kNonzerosPerSecond = 1e6;
+constexpr std::size_t kMinNonzeros = 1'000'000, kMaxNonzeros = 4'000'000;
 
-Solution solve_exact(const Problem& problem, const SolverOptions& options) {
-  const auto start = Clock::now();
+std::size_t nonzero_budget(double time_limit_seconds) {
+  const double n = kNonzerosPerSecond * time_limit_seconds;
+  if (!(n > static_cast<double>(kMinNonzeros))) return kMinNonzeros;  // NaN too
+  return n < static_cast<double>(kMaxNonzeros) ? static_cast<std::size_t>(n) : kMaxNonzeros;
+}
+
+// The answer when the time limit leaves Cbc no (useful) time: the warm start
+// if it fits, else the heuristic's assignment. Status time_limit, no bound.
+Solution incumbent_only(const Problem& problem, const SolverOptions& options,
+                        const std::string& why) {
+  Solution out;
+  const bool warm = options.warm_start.size() == problem.candidates.size();
+  ModelEval e;
+  if (warm) {
+    out.choice = options.warm_start;
+    e = evaluate(problem, out.choice);
+  }
+  if (!warm || !e.fits) {
+    // No simulator hook: its calls would cost far more time than is left.
+    Solution g = GreedySolver().solve(problem, {});
+    ModelEval ge = evaluate(problem, g.choice);
+    if (!warm || ge.fits) {
+      out.choice = std::move(g.choice);
+      e = ge;
+    }
+  }
+  out.objective_seconds = e.overhead_seconds;
+  out.status = e.fits ? "time_limit" : "infeasible";
+  out.note = why + (warm && out.choice == options.warm_start ? "; kept the warm start"
+                                                             : "; kept the heuristic's plan");
+  return out;
+}
+
+Solution solve_exact(const Problem& problem, const IlpModel& m, const SolverOptions& options,
+                     const Deadline& deadline) {
   Solution out;
   out.choice.assign(problem.candidates.size(), Decision::kKeep);
-  IlpModel m = build_ilp_model(problem);
   auto finish = [&](Solution s) {
-    s.solve_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    s.solve_seconds = deadline.elapsed();
     return s;
   };
   if (m.infeasible) {
     out.status = "infeasible";
-    out.note = "step " + std::to_string(m.infeasible_step) + " stays over budget with every candidate evicted";
+    out.note = "step " + std::to_string(m.infeasible_step) +
+               " stays over budget with every candidate evicted";
     return finish(out);
   }
-  if (m.memory_rows.empty()) {  // already fits: keeping everything is optimal
+  if (m.memory_lower.empty()) {  // already fits: keeping everything is optimal
     out.status = "optimal";
     out.bound_seconds = 0;
     return finish(out);
   }
+  const std::string size = std::to_string(m.columns.size()) + " binaries, " +
+                           std::to_string(m.memory_lower.size()) + " memory rows, " +
+                           std::to_string(m.nonzeros()) + " nonzeros";
+  auto out_of_time = [&](const char* where) {
+    return finish(incumbent_only(
+        problem, options,
+        std::string("time limit reached ") + where + ", before Cbc could search; " + size));
+  };
+  if (deadline.left() <= 0) return out_of_time("building the model");
 
   const int n_bin = static_cast<int>(m.columns.size());
   const int col_out = n_bin, col_in = n_bin + 1, n_cols = n_bin + 2;
-  // Times in microseconds: Cbc's tolerances are absolute, and overheads of
-  // a few hundred microseconds would vanish inside them in seconds.
-  constexpr double kScale = 1e6;
-  std::vector<double> obj(n_cols, 1.0), lo(n_cols, 0.0), hi(n_cols, 1.0);
-  for (int j = 0; j < n_bin; ++j) obj[j] = m.columns[j].cost * kScale;
-  hi[col_out] = hi[col_in] = COIN_DBL_MAX;
-
-  CoinPackedMatrix matrix(false, 0, 0);
-  matrix.setDimensions(0, n_cols);
-  std::vector<double> row_lo, row_hi;
-  auto add_row = [&](const std::vector<int>& idx, const std::vector<double>& val, double l, double h) {
-    matrix.appendRow(static_cast<int>(idx.size()), idx.data(), val.data());
-    row_lo.push_back(l);
-    row_hi.push_back(h);
-  };
-  for (const auto& [a, b] : m.one_choice) add_row({a, b}, {1.0, 1.0}, -COIN_DBL_MAX, 1.0);
-  // Link excess: e >= sum(transfer x) - hiding compute time.
-  std::vector<int> idx_out{col_out}, idx_in{col_in};
-  std::vector<double> val_out{1.0}, val_in{1.0};
-  for (int j = 0; j < n_bin; ++j) {
-    if (m.columns[j].choice != Decision::kSwap) continue;
-    const Candidate& c = problem.candidates[m.columns[j].candidate];
-    idx_out.push_back(j);
-    val_out.push_back(-c.swap_out_seconds * kScale);
-    idx_in.push_back(j);
-    val_in.push_back(-c.swap_in_seconds * kScale);
-  }
-  add_row(idx_out, val_out, -problem.forward_seconds * kScale, COIN_DBL_MAX);
-  add_row(idx_in, val_in, -problem.backward_seconds * kScale, COIN_DBL_MAX);
-  for (const auto& r : m.memory_rows) add_row(r.columns, r.coefficients, r.lower, COIN_DBL_MAX);
-
+  const double kScale = m.seconds_scale;
   OsiClpSolverInterface lp;
-  lp.loadProblem(matrix, lo.data(), hi.data(), obj.data(), row_lo.data(), row_hi.data());
+  {
+    const IlpArrays a = ilp_arrays(m, problem);
+    static_assert(sizeof(CoinBigIndex) == sizeof(int), "IlpArrays::starts are ints");
+    lp.loadProblem(a.cols, a.rows, a.starts.data(), a.index.data(), a.value.data(),
+                   a.col_lower.data(), a.col_upper.data(), a.objective.data(), a.row_lower.data(),
+                   a.row_upper.data());
+  }
   for (int j = 0; j < n_bin; ++j) lp.setInteger(j);
   lp.messageHandler()->setLogLevel(0);
   CbcModel model(lp);
@@ -119,12 +167,12 @@ Solution solve_exact(const Problem& problem, const SolverOptions& options) {
   model.setLogLevel(0);
   model.messageHandler()->setLogLevel(0);
   model.setRandomSeed(12345);
-  Progress progress(options.progress, options.interrupted, start);
+  bool stopped_on_time = false;
+  Progress progress(options.progress, options.interrupted, deadline, &stopped_on_time);
   model.passInEventHandler(&progress);
 
   // Warm start: the given assignment as an incumbent, if it is feasible.
   const bool warm = options.warm_start.size() == problem.candidates.size();
-  double warm_obj = 0;
   if (warm) {
     std::vector<double> x(n_cols, 0.0);
     for (int j = 0; j < n_bin; ++j)
@@ -132,79 +180,134 @@ Solution solve_exact(const Problem& problem, const SolverOptions& options) {
     ModelEval e = evaluate(problem, options.warm_start);
     x[col_out] = e.link_out_excess * kScale;
     x[col_in] = e.link_in_excess * kScale;
-    warm_obj = e.overhead_seconds * kScale;
-    if (e.fits) model.setBestSolution(x.data(), n_cols, warm_obj, true);
+    if (e.fits) model.setBestSolution(x.data(), n_cols, e.overhead_seconds * kScale, true);
   }
 
-  std::string secs = std::to_string(std::max(0.1, options.time_limit_seconds));
+  // Cbc gets what the setup left of the limit.
+  const double left = deadline.left();
+  if (left <= 0) return out_of_time("loading the model");
+  std::string secs = std::to_string(std::max(kMinCbcSeconds, left));
   std::string threads = std::to_string(std::max(1, options.threads));
-  const char* argv[] = {"memplan-ilp", "-timeMode", "elapsed", "-sec", secs.c_str(), "-threads", threads.c_str(),
-                        "-log", "0", "-solve", "-quit"};
+  const char* argv[] = {"memplan-ilp",   "-timeMode", "elapsed", "-sec",   secs.c_str(), "-threads",
+                        threads.c_str(), "-log",      "0",       "-solve", "-quit"};
   CbcMain1(static_cast<int>(sizeof(argv) / sizeof(argv[0])), argv, model);
   // CbcMain1 installs its own SIGINT handler; an interrupt then shows as
-  // secondary status 5 (stopped on ctrl-c) rather than in our flag.
-  if (model.secondaryStatus() == 5 && options.interrupted != nullptr) *options.interrupted = true;
+  // secondary status 5 (stopped on event) rather than in our flag.
+  if (model.secondaryStatus() == 5 && !stopped_on_time && options.interrupted != nullptr)
+    *options.interrupted = true;
 
   const double* best = model.bestSolution();
+  const double bound = model.getBestPossibleObjValue() / kScale;
+  const bool has_bound = std::isfinite(bound) && bound > -1e20;
+  if (best == nullptr && !model.isProvenInfeasible()) {
+    // Stopped before any incumbent (and none was given that fits).
+    out = incumbent_only(problem, options, "no incumbent from Cbc within the time limit");
+    out.note += "; " + size;
+    if (out.status != "infeasible" && has_bound)
+      out.bound_seconds = std::max(0.0, std::min(bound, out.objective_seconds));
+    return finish(out);
+  }
   if (best != nullptr) {
     for (int j = 0; j < n_bin; ++j)
       if (best[j] > 0.5) out.choice[m.columns[j].candidate] = m.columns[j].choice;
-  } else if (warm) {
-    out.choice = options.warm_start;
   }
   ModelEval e = evaluate(problem, out.choice);
   out.objective_seconds = e.overhead_seconds;
-  double bound = model.getBestPossibleObjValue() / kScale;
-  if (std::isfinite(bound) && bound > -1e20) out.bound_seconds = std::max(0.0, std::min(bound, e.overhead_seconds));
+  if (has_bound) out.bound_seconds = std::max(0.0, std::min(bound, e.overhead_seconds));
   if (model.isProvenOptimal() && best != nullptr) {
     out.status = "optimal";
     out.bound_seconds = e.overhead_seconds;
-  } else if (model.isProvenInfeasible()) {
+  } else if (model.isProvenInfeasible() || !e.fits) {
     out.status = "infeasible";
-  } else if (!e.fits) {
-    out.status = "infeasible";
-    out.note = "no feasible assignment found within the time limit";
   } else {
     out.status = "time_limit";
   }
-  out.note += (out.note.empty() ? "" : "; ") + std::to_string(n_bin) + " binaries, " +
-              std::to_string(m.memory_rows.size()) + " memory rows, " + std::to_string(m.nonzeros()) +
-              " nonzeros";
+  out.note = size;
   return finish(out);
 }
 
 }  // namespace
 
 Solution IlpSolver::solve(const Problem& problem, const SolverOptions& options) const {
+  const Deadline deadline{Clock::now(), options.time_limit_seconds};
+  const std::size_t max_nonzeros = nonzero_budget(options.time_limit_seconds);
+  // Groups for a model of `nonzeros` to shrink to the budget: both its rows
+  // and its columns grow with the groups, so the nonzeros about squarely.
+  auto fewer_groups = [&](std::size_t groups, std::size_t nonzeros) {
+    double f = 0.9 * std::sqrt(static_cast<double>(max_nonzeros) / static_cast<double>(nonzeros));
+    return std::max<std::size_t>(
+        1, std::min(groups - 1, static_cast<std::size_t>(f * static_cast<double>(groups))));
+  };
   std::size_t binaries = 0;
-  for (const auto& c : problem.candidates) binaries += (c.can_swap ? 1 : 0) + (c.can_recompute ? 1 : 0);
-  if (binaries <= max_binaries_) return solve_exact(problem, options);
+  for (const auto& c : problem.candidates)
+    binaries += (c.can_swap ? 1 : 0) + (c.can_recompute ? 1 : 0);
+  std::size_t groups = max_binaries_ / 2;
+  std::string why = std::to_string(binaries) + " binaries > " + std::to_string(max_binaries_);
+  if (binaries <= max_binaries_) {
+    IlpModel m = build_ilp_model(problem);
+    if (m.nonzeros() <= max_nonzeros || m.infeasible || m.memory_lower.empty())
+      return solve_exact(problem, m, options, deadline);
+    groups = fewer_groups(problem.candidates.size(), m.nonzeros());
+    why = std::to_string(m.nonzeros()) + " nonzeros > " + std::to_string(max_nonzeros);
+  }
 
   // Too large to solve exactly in time: solve groups, expand, and keep the
   // warm start when it is better. The coarse bound bounds the coarse
-  // problem only, so none is reported.
-  const auto start = Clock::now();
-  Coarsened c = coarsen(problem, max_binaries_ / 2);
+  // problem only, so none is reported. Coarse plans can be much worse than
+  // the heuristic's (groups free only where all members do), so without a
+  // warm start the heuristic's plan on the whole problem stands in for one.
+  const bool warm = options.warm_start.size() == problem.candidates.size();
+  const std::vector<Decision> fine_start =
+      warm ? options.warm_start : GreedySolver().solve(problem, {}).choice;
+  Coarsened c = coarsen(problem, groups);
+  IlpModel cm = build_ilp_model(c.problem);
+  // Fewer groups usually mean fewer nonzeros, but not always (the runs are
+  // cut anew for each group size), and runs of candidates with different
+  // options never merge: keep the smallest model seen, a few tries each
+  // way, mixing options only when plain runs cannot get small enough.
+  for (bool mix : {false, true}) {
+    for (int tries = 0; cm.nonzeros() > max_nonzeros && groups > 1 && tries < 16; ++tries) {
+      groups = fewer_groups(groups, cm.nonzeros());
+      Coarsened fewer = coarsen(problem, groups, mix);
+      IlpModel fewer_model = build_ilp_model(fewer.problem);
+      if (fewer_model.nonzeros() < cm.nonzeros()) {
+        c = std::move(fewer);
+        cm = std::move(fewer_model);
+      }
+    }
+    if (cm.nonzeros() <= max_nonzeros) break;
+    groups = c.problem.candidates.size();
+  }
+  // The heuristic on the (small) coarse problem gives Cbc an incumbent from
+  // the start, and the answer should Cbc have no time at all.
   SolverOptions co = options;
-  co.warm_start.clear();
-  Solution coarse = solve_exact(c.problem, co);
+  co.warm_start = GreedySolver().solve(c.problem, {}).choice;
+  Solution coarse;
+  if (cm.nonzeros() <= max_nonzeros || cm.infeasible) {
+    coarse = solve_exact(c.problem, cm, co, deadline);
+  } else {
+    coarse.choice = co.warm_start;
+    coarse.status = evaluate(c.problem, coarse.choice).fits ? "time_limit" : "infeasible";
+    coarse.note = "no Cbc: even the coarsest model has " + std::to_string(cm.nonzeros()) +
+                  " nonzeros, over the " + std::to_string(max_nonzeros) +
+                  " the time limit allows; kept the heuristic's plan";
+  }
   Solution out;
   out.choice = expand(c, coarse.choice, problem.candidates.size());
   ModelEval e = evaluate(problem, out.choice);
-  out.status = e.fits ? "feasible" : "infeasible";
-  if (options.warm_start.size() == problem.candidates.size()) {
-    ModelEval w = evaluate(problem, options.warm_start);
-    if (w.fits && (!e.fits || w.overhead_seconds < e.overhead_seconds)) {
-      out.choice = options.warm_start;
-      e = w;
-      out.status = "feasible";
-    }
+  std::string kept;
+  if (ModelEval w = evaluate(problem, fine_start);
+      w.fits && (!e.fits || w.overhead_seconds < e.overhead_seconds)) {
+    out.choice = fine_start;
+    e = w;
+    kept = warm ? "; kept the warm start" : "; kept the heuristic's plan";
   }
+  out.status = !e.fits ? "infeasible" : coarse.status == "time_limit" ? "time_limit" : "feasible";
   out.objective_seconds = e.overhead_seconds;
   out.note = "coarsened: " + std::to_string(c.problem.candidates.size()) + " groups for " +
-             std::to_string(problem.candidates.size()) + " candidates (" + std::to_string(binaries) +
-             " binaries > " + std::to_string(max_binaries_) + "); coarse run: " + coarse.status + ", " + coarse.note;
-  out.solve_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+             std::to_string(problem.candidates.size()) + " candidates (" + why +
+             "); coarse run: " + coarse.status + ", " + coarse.note + kept;
+  out.solve_seconds = deadline.elapsed();
   return out;
 }
 

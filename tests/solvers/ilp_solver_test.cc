@@ -126,5 +126,28 @@ TEST(Coarsen, FeasibleCoarseAssignmentsAreFeasibleFineOnes) {
   EXPECT_LE(fine.peak_bytes, coarse.peak_bytes);
 }
 
+TEST(Coarsen, MixingOptionsMergesMoreAndStaysFeasible) {
+  Problem p = test::random_problem(22, 120, 400, 0.8);
+  Coarsened plain = coarsen(p, 20);
+  Coarsened mixed = coarsen(p, 20, true);
+  EXPECT_LT(mixed.problem.candidates.size(), plain.problem.candidates.size());
+  std::vector<Decision> all(mixed.problem.candidates.size());
+  for (std::size_t g = 0; g < all.size(); ++g) {
+    const Candidate& group = mixed.problem.candidates[g];
+    // A group offers only what every member allows.
+    for (std::size_t m : mixed.members[g]) {
+      EXPECT_TRUE(!group.can_swap || p.candidates[m].can_swap);
+      EXPECT_TRUE(!group.can_recompute || p.candidates[m].can_recompute);
+    }
+    all[g] = group.can_recompute ? Decision::kRecompute
+             : group.can_swap    ? Decision::kSwap
+                                 : Decision::kKeep;
+  }
+  std::vector<Decision> fine_choice = expand(mixed, all, p.candidates.size());
+  for (std::size_t i = 0; i < fine_choice.size(); ++i)
+    EXPECT_TRUE(allowed(p.candidates[i], fine_choice[i]));
+  EXPECT_LE(evaluate(p, fine_choice).peak_bytes, evaluate(mixed.problem, all).peak_bytes);
+}
+
 }  // namespace
 }  // namespace memplan::solvers
