@@ -21,6 +21,8 @@
 #include <thread>
 #include <utility>
 
+#include "ir/posix_io.h"
+
 namespace memplan::ir {
 namespace {
 
@@ -42,24 +44,6 @@ constexpr int kParentGone = 123;
 [[noreturn]] void throw_errno(const char* what) {
   throw std::system_error(errno, std::generic_category(), what);
 }
-
-class UniqueFd {
- public:
-  explicit UniqueFd(int fd) : fd_(fd) {}
-  ~UniqueFd() { reset(); }
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-
-  int get() const { return fd_; }
-  // No retry on EINTR: Linux frees the descriptor even then.
-  void reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_;
-};
 
 // poll's timeout for what is left until a deadline, in whole milliseconds
 // rounded up; a longer wait just loops.
@@ -174,19 +158,6 @@ bool drain(int fd, Clock::time_point deadline, std::string& out) {
     if (n == 0) return true;
     out.append(buffer, static_cast<std::size_t>(n));
   }
-}
-
-bool write_all(int fd, const char* data, std::size_t size) {
-  while (size > 0) {
-    ssize_t n = ::write(fd, data, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
 }
 
 // The child's whole life: it must never return into the caller's code (that

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "ir/errors.h"
+#include "ir/posix_io.h"
 
 namespace memplan::ir {
 
@@ -28,40 +29,6 @@ std::string read_text_file(const std::string& path) {
 }
 
 namespace {
-
-// Closes the descriptor on every path out.
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-  // close() can report a deferred write error; the caller must hear of it.
-  int close() {
-    int rc = ::close(fd_);
-    fd_ = -1;
-    return rc;
-  }
-
- private:
-  int fd_;
-};
-
-// Writes every byte, resuming after EINTR and short writes; false with errno.
-bool write_all(int fd, const std::string& text) {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n == 0) errno = EIO;
-    if (n <= 0) return false;
-    done += static_cast<std::size_t>(n);
-  }
-  return true;
-}
 
 std::filesystem::path temp_name_for(const std::filesystem::path& target) {
   // Unique per process and call, in the target's directory so that the
@@ -92,19 +59,19 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   // temporary is written instead.
   bool named = false;
   {
-    FileDescriptor fd(::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666));
+    UniqueFd fd(::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666));
     if (fd.get() < 0 && errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) fail(errno);
     if (fd.get() >= 0) {
-      if (!write_all(fd.get(), text)) fail(errno);
+      if (!write_all(fd.get(), text.data(), text.size())) fail(errno);
       std::string self = "/proc/self/fd/" + std::to_string(fd.get());
       named = ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, temp.c_str(), AT_SYMLINK_FOLLOW) == 0;
       if (named && fd.close() != 0) fail(errno);
     }
   }
   if (!named) {
-    FileDescriptor fd(::open(temp.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0666));
+    UniqueFd fd(::open(temp.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0666));
     if (fd.get() < 0) fail(errno);
-    if (!write_all(fd.get(), text) || fd.close() != 0) fail(errno);
+    if (!write_all(fd.get(), text.data(), text.size()) || fd.close() != 0) fail(errno);
   }
   fs::rename(temp, target, ec);
   if (ec) {

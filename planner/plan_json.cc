@@ -1,15 +1,10 @@
 #include "planner/plan_json.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
-#include <system_error>
 #include <vector>
 
 #include "ir/errors.h"
