@@ -131,17 +131,7 @@ TEST(ChromeTrace, SwapPlanHasOneTrackPerStreamAndExactTimes) {
 
 TEST(ChromeTrace, RecomputeIsItsOwnCategory) {
   ir::Graph g = tiny_graph();
-  Plan plan = plan_for(g, test_util::steps(g, {{"compute", "mm"},
-                                               {"compute", "relu"},
-                                               {"free", "a"},
-                                               {"compute", "neg"},
-                                               {"free", "b"},
-                                               {"recompute", "mm"},
-                                               {"compute", "mul"},
-                                               {"free", "a"},
-                                               {"free", "c"},
-                                               {"compute", "sum"},
-                                               {"free", "d"}}));
+  Plan plan = plan_for(g, test_util::recompute_a_schedule(g));
   json trace = chrome_trace(g, plan, simulate(g, plan));
   const json* re = find_event(trace, "X", "recompute", "mm");
   ASSERT_NE(re, nullptr);

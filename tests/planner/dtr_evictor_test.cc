@@ -16,6 +16,7 @@
 #include "ir/onnx_loader.h"
 #include "planner/baseline_plan.h"
 #include "planner/plan_validator.h"
+#include "scheduler_test_util.h"
 #include "support/model_builder.h"
 
 namespace memplan::planner {
@@ -38,22 +39,12 @@ ir::NodeCosts unit_costs(const ir::Graph& g) {
   return c;
 }
 
-// The result as a whole plan. A result that does not fit states its own
-// peak as the budget, so validate() still checks every other rule.
+// The result as a whole plan (sched_test::whole_plan), solved by dtr.
 Plan plan_of(const ir::Graph& g, const ir::NodeCosts& costs, const DtrResult& r,
              std::uint64_t budget) {
-  Plan plan;
-  plan.model_path = "test.onnx";
-  plan.model_sha256 = std::string(64, '0');
-  plan.dims = g.dims;
-  plan.device = costs.device;
-  plan.budget_bytes = r.fits ? budget : r.peak_bytes;
+  Plan plan =
+      sched_test::whole_plan(g, costs, r.schedule, r.decisions, r.fits, r.peak_bytes, budget);
   plan.solver = {"dtr", "heuristic", 0, std::nullopt, r.solve_seconds};
-  plan.node_seconds = costs.seconds;
-  for (const ir::Tensor& t : g.tensors()) plan.tensor_bytes.push_back(t.bytes);
-  plan.decisions = r.decisions;
-  plan.schedule = r.schedule;
-  fill_predicted(g, plan);
   return plan;
 }
 
@@ -286,21 +277,15 @@ TEST(Dtr, RandomOutputsAreNeverRecomputed) {
 }
 
 TEST(Dtr, EveryFixtureAtSeventyPercent) {
-  std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(MEMPLAN_FIXTURES))
-    if (e.path().string().ends_with(".training.onnx")) files.push_back(e.path());
-  std::sort(files.begin(), files.end());
+  const auto files = sched_test::fixture_files();
   ASSERT_FALSE(files.empty());
   for (const auto& file : files) {
-    const std::string name = file.filename().string();
+    const sched_test::SmallFixture f = sched_test::load_small_fixture(file);
+    const std::string& name = f.name;
     SCOPED_TRACE(name);
-    ir::LoadOptions lo;
-    lo.dims = {{"batch", 2}, {"seq", 64}};
-    const ir::Graph g = ir::load_model(file.string(), lo).graph;
-    std::vector<std::string> warnings;
-    const ir::NodeCosts costs =
-        ir::make_node_costs(g, ir::device_preset("a100-40gb"), {}, "roofline a100-40gb", warnings);
-    const std::uint64_t baseline = ir::baseline_memory(g, ir::Liveness(g)).peak_bytes;
+    const ir::Graph& g = f.graph;
+    const ir::NodeCosts& costs = f.costs;
+    const std::uint64_t baseline = f.baseline_peak;
     const std::uint64_t budget = baseline * 70 / 100;
     const DtrResult r = dtr_schedule(g, costs, budget);
     EXPECT_EQ(r.fits, r.peak_bytes <= budget);

@@ -154,12 +154,7 @@ void check_properties(const ir::Graph& g, const ir::NodeCosts& costs,
     EXPECT_EQ(r.over_budget_bytes, 0u);
   }
   // worst_step is the first state at the peak.
-  Plan plan;
-  plan.device = costs.device;
-  plan.node_seconds = costs.seconds;
-  for (const ir::Tensor& t : g.tensors()) plan.tensor_bytes.push_back(t.bytes);
-  plan.schedule = r.schedule;
-  const SimResult sim = simulate(g, plan);
+  const SimResult sim = simulate(g, sched_test::timing_plan(g, costs, r.schedule));
   std::int64_t first_peak = -1;
   std::uint64_t initial = 0;
   for (const ir::Tensor& t : g.tensors())
@@ -293,12 +288,7 @@ TEST(SchedulerProperty, QueuedCopiesArePrefetchedEarlyEnough) {
   o.prefetch_window = 2;
   const ScheduleResult r = make_schedule(g, costs, d, o);
   check_properties(g, costs, d, o, r, "ladder");
-  Plan plan;
-  plan.device = costs.device;
-  plan.node_seconds = costs.seconds;
-  for (const ir::Tensor& t : g.tensors()) plan.tensor_bytes.push_back(t.bytes);
-  plan.schedule = r.schedule;
-  const SimResult sim = simulate(g, plan);
+  const SimResult sim = simulate(g, sched_test::timing_plan(g, costs, r.schedule));
   EXPECT_EQ(sim.stall_seconds[0], 0.0);
   EXPECT_DOUBLE_EQ(sim.iteration_seconds, costs.total_seconds());
 }
@@ -320,19 +310,13 @@ TEST(SchedulerProperty, LargeGraphSchedulesValidly) {
 }
 
 TEST(SchedulerProperty, EveryFixture) {
-  std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(MEMPLAN_FIXTURES))
-    if (e.path().string().ends_with(".training.onnx")) files.push_back(e.path());
-  std::sort(files.begin(), files.end());
+  const auto files = sched_test::fixture_files();
   ASSERT_GE(files.size(), 9u);
   for (const auto& file : files) {
-    ir::LoadOptions lo;
-    lo.dims = {{"batch", 2}, {"seq", 64}};
-    const ir::Graph g = ir::load_model(file.string(), lo).graph;
-    std::vector<std::string> warnings;
-    const ir::NodeCosts costs =
-        ir::make_node_costs(g, ir::device_preset("a100-40gb"), {}, "roofline a100-40gb", warnings);
-    const std::uint64_t baseline = ir::baseline_memory(g, ir::Liveness(g)).peak_bytes;
+    const sched_test::SmallFixture f = sched_test::load_small_fixture(file);
+    const ir::Graph& g = f.graph;
+    const ir::NodeCosts& costs = f.costs;
+    const std::uint64_t baseline = f.baseline_peak;
     Rng rng(static_cast<unsigned>(g.nodes().size()));
     for (int round = 0; round < 2; ++round) {
       const auto decisions = random_decisions(rng, g, round == 0 ? 0.3 : 0.8);

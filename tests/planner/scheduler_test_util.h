@@ -5,14 +5,19 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <initializer_list>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "ir/baseline_memory.h"
 #include "ir/costs.h"
+#include "ir/device_presets.h"
 #include "ir/graph.h"
+#include "ir/liveness.h"
+#include "ir/node_costs.h"
 #include "ir/onnx_loader.h"
 #include "planner/baseline_plan.h"
 #include "planner/plan.h"
@@ -114,22 +119,68 @@ inline std::string replay(const ir::Graph& g, const std::vector<Step>& schedule,
   return {};
 }
 
-// The result as a whole plan checked by planner::validate. Over budget, the
-// plan states its own peak as the budget so every other rule is checked.
-inline Validation validate_result(const ir::Graph& g, const ir::NodeCosts& costs,
-                                  const ScheduleResult& r, std::uint64_t budget) {
+// A whole plan around a schedule some planner made, with the graph's sizes
+// and the costs' times, `predicted` filled in from the rules. A schedule
+// that does not fit states its own peak as the budget, so validate() still
+// checks every other rule.
+// Just what simulate() reads: the schedule, sizes and times.
+inline Plan timing_plan(const ir::Graph& g, const ir::NodeCosts& costs,
+                        std::vector<Step> schedule) {
   Plan plan;
+  plan.device = costs.device;
+  plan.node_seconds = costs.seconds;
+  for (const ir::Tensor& t : g.tensors()) plan.tensor_bytes.push_back(t.bytes);
+  plan.schedule = std::move(schedule);
+  return plan;
+}
+
+inline Plan whole_plan(const ir::Graph& g, const ir::NodeCosts& costs, std::vector<Step> schedule,
+                       std::vector<Decision> decisions, bool fits, std::uint64_t peak_bytes,
+                       std::uint64_t budget) {
+  Plan plan = timing_plan(g, costs, std::move(schedule));
   plan.model_path = "test.onnx";
   plan.model_sha256 = std::string(64, '0');
   plan.dims = g.dims;
-  plan.device = costs.device;
-  plan.budget_bytes = r.fits ? budget : r.peak_bytes;
-  plan.node_seconds = costs.seconds;
-  for (const ir::Tensor& t : g.tensors()) plan.tensor_bytes.push_back(t.bytes);
-  plan.decisions = r.applied;
-  plan.schedule = r.schedule;
+  plan.budget_bytes = fits ? budget : peak_bytes;
+  plan.decisions = std::move(decisions);
   fill_predicted(g, plan);
-  return validate(g, plan);
+  return plan;
+}
+
+// The scheduler's result as a whole plan, checked by planner::validate.
+inline Validation validate_result(const ir::Graph& g, const ir::NodeCosts& costs,
+                                  const ScheduleResult& r, std::uint64_t budget) {
+  return validate(g, whole_plan(g, costs, r.schedule, r.applied, r.fits, r.peak_bytes, budget));
+}
+
+// The committed training graphs, sorted, loaded at batch 2 and seq 64 with
+// a100-40gb roofline costs: small enough for property tests over all.
+struct SmallFixture {
+  std::string name;
+  ir::Graph graph;
+  ir::NodeCosts costs;
+  std::uint64_t baseline_peak = 0;
+};
+
+inline std::vector<std::filesystem::path> fixture_files() {
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(MEMPLAN_FIXTURES))
+    if (e.path().string().ends_with(".training.onnx")) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+inline SmallFixture load_small_fixture(const std::filesystem::path& file) {
+  SmallFixture f;
+  f.name = file.filename().string();
+  ir::LoadOptions lo;
+  lo.dims = {{"batch", 2}, {"seq", 64}};
+  f.graph = ir::load_model(file.string(), lo).graph;
+  std::vector<std::string> warnings;
+  f.costs = ir::make_node_costs(f.graph, ir::device_preset("a100-40gb"), {}, "roofline a100-40gb",
+                                warnings);
+  f.baseline_peak = ir::baseline_memory(f.graph, ir::Liveness(f.graph)).peak_bytes;
+  return f;
 }
 
 }  // namespace memplan::planner::sched_test

@@ -10,6 +10,7 @@ namespace memplan::planner {
 namespace {
 
 using test_util::plan_for;
+using test_util::recompute_a_schedule;
 using test_util::steps;
 using test_util::tiny_graph;
 
@@ -100,17 +101,7 @@ TEST(Simulator, PrefetchOverlapsTheSwapInWithCompute) {
 TEST(Simulator, RecomputeRunsOnTheComputeStream) {
   // a freed without a copy after relu and recomputed from x and w for mul.
   ir::Graph g = tiny_graph();
-  Plan plan = plan_for(g, steps(g, {{"compute", "mm"},
-                                    {"compute", "relu"},
-                                    {"free", "a"},
-                                    {"compute", "neg"},
-                                    {"free", "b"},
-                                    {"recompute", "mm"},
-                                    {"compute", "mul"},
-                                    {"free", "a"},
-                                    {"free", "c"},
-                                    {"compute", "sum"},
-                                    {"free", "d"}}));
+  Plan plan = plan_for(g, recompute_a_schedule(g));
   SimResult r = simulate(g, plan);
   expect_timeline(r, {
                          {C, 0, 1, 128},      // mm [0,1]

@@ -105,4 +105,20 @@ inline std::vector<Step> swap_a_schedule(const ir::Graph& g) {
                    {"free", "d"}});
 }
 
+// a dropped without a copy right after relu and recomputed from x and w for
+// mul.
+inline std::vector<Step> recompute_a_schedule(const ir::Graph& g) {
+  return steps(g, {{"compute", "mm"},
+                   {"compute", "relu"},
+                   {"free", "a"},
+                   {"compute", "neg"},
+                   {"free", "b"},
+                   {"recompute", "mm"},
+                   {"compute", "mul"},
+                   {"free", "a"},
+                   {"free", "c"},
+                   {"compute", "sum"},
+                   {"free", "d"}});
+}
+
 }  // namespace memplan::planner::test_util

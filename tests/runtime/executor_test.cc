@@ -13,6 +13,7 @@
 #include "planner/tiny_plan.h"
 #include "runtime-stub/host_backend.h"
 #include "runtime-stub/pattern.h"
+#include "runtime_test_util.h"
 
 namespace memplan::runtime {
 namespace {
@@ -22,16 +23,7 @@ using planner::test_util::plan_for;
 using planner::test_util::steps;
 using planner::test_util::tiny_graph;
 
-// Tests run the host backend with a tiny time scale: the busy loops all but
-// vanish, every check and copy still happens.
-constexpr double kTinyScale = 1e-3;
-
-RunReport run_host(const ir::Graph& g, const Plan& plan) {
-  HostBackend backend;
-  RunOptions o;
-  o.time_scale = kTinyScale;
-  return run_plan(g, plan, planner::compute_memory_layout(g, plan), backend, o);
-}
+using test_util::run_host;
 
 const Op* op_for_step(const Program& p, std::uint32_t step) {
   for (const auto& ops : p.streams)

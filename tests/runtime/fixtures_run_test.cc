@@ -24,14 +24,7 @@ using planner::Step;
 using planner::StepOp;
 using test_util::Fixture;
 
-constexpr double kTinyScale = 1e-3;
-
-RunReport run_host(const ir::Graph& g, const Plan& plan) {
-  HostBackend backend;
-  RunOptions o;
-  o.time_scale = kTinyScale;
-  return run_plan(g, plan, planner::compute_memory_layout(g, plan), backend, o);
-}
+using test_util::run_host;
 
 struct Case {
   Fixture fixture;
@@ -55,10 +48,7 @@ TEST_P(FixtureRun, NoIntegrityErrorsAndArenaNearThePeak) {
   const planner::MemoryLayout layout = planner::compute_memory_layout(loaded.graph, plan);
   EXPECT_EQ(planner::memory_layout_problem(loaded.graph, plan, layout), "");
 
-  HostBackend backend;
-  RunOptions o;
-  o.time_scale = kTinyScale;
-  const RunReport r = run_plan(loaded.graph, plan, layout, backend, o);
+  const RunReport r = run_host(loaded.graph, plan, layout);
   EXPECT_EQ(r.integrity_errors(), 0u) << (r.first_errors.empty() ? "" : r.first_errors[0].what);
   EXPECT_EQ(r.arena_bytes, layout.arena_bytes);
   EXPECT_LE(static_cast<double>(r.arena_bytes),

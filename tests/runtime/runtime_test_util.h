@@ -16,9 +16,28 @@
 #include "ir/liveness.h"
 #include "ir/node_costs.h"
 #include "ir/onnx_loader.h"
+#include "planner/memory_layout.h"
 #include "planner/plan_search.h"
+#include "runtime-stub/executor.h"
+#include "runtime-stub/host_backend.h"
 
 namespace memplan::runtime::test_util {
+
+// Tests run the host backend with a tiny time scale: the busy loops all but
+// vanish, every check and copy still happens.
+constexpr double kTinyScale = 1e-3;
+
+inline RunReport run_host(const ir::Graph& g, const planner::Plan& plan,
+                          const planner::MemoryLayout& layout) {
+  HostBackend backend;
+  RunOptions o;
+  o.time_scale = kTinyScale;
+  return run_plan(g, plan, layout, backend, o);
+}
+
+inline RunReport run_host(const ir::Graph& g, const planner::Plan& plan) {
+  return run_host(g, plan, planner::compute_memory_layout(g, plan));
+}
 
 struct Fixture {
   std::string name;
