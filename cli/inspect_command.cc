@@ -133,18 +133,31 @@ void print_text(const ordered_json& r, std::ostream& out) {
       << c["modelled_nodes"] << " modelled (" << c["source"].get<std::string>() << ")\n";
 }
 
+// Every tensor's element type and shape, as the loader inferred them: what
+// the tests hold against the shapes ONNX Runtime actually produces.
+ordered_json tensor_shapes(const ir::Graph& g) {
+  ordered_json shapes = ordered_json::object();
+  for (const ir::Tensor& t : g.tensors())
+    shapes[t.name] = {{"elem_type", t.elem_type}, {"shape", t.shape}, {"bytes", t.bytes}};
+  return shapes;
+}
+
 }  // namespace
 
 void add_inspect_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("inspect", "Load a training graph and report its baseline memory");
   auto opts = std::make_shared<ModelOptions>();
   auto json = std::make_shared<bool>(false);
+  auto shapes = std::make_shared<bool>(false);
   opts->add_to(*cmd);
   cmd->add_flag("--json", *json, "Print the report as JSON");
-  cmd->callback([opts, json] {
+  cmd->add_flag("--shapes", *shapes,
+                "With --json: add every tensor's element type, shape and bytes (\"tensor_shapes\")");
+  cmd->callback([opts, json, shapes] {
     ModelInputs in = load_inputs(*opts);
     print_warnings(in.warnings);
     auto report = inspect_report(in);
+    if (*shapes) report["tensor_shapes"] = tensor_shapes(in.model.graph);
     if (*json) {
       std::cout << report.dump(2) << "\n";
     } else {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -252,6 +253,46 @@ void check_tensor_data(onnx::GraphProto& g, bool top_level, const std::string& w
   }
 }
 
+// "cannot size": which ops the unsized tensors come from, with counts and
+// the first node of each, earliest first (later ones usually follow from it).
+std::string unsized_message(const Graph& graph, const std::vector<std::string>& unknown,
+                            const std::string& where) {
+  struct Origin {
+    std::size_t count = 0;
+    std::int64_t first_step = 0;
+    std::string first_node, first_tensor;
+  };
+  std::map<std::string, Origin> by_op;
+  for (const auto& name : unknown) {
+    const Tensor& t = graph.tensor(*graph.find_tensor(name));
+    const bool made = t.producer != kNoNode;
+    const std::string op = made ? graph.node(t.producer).op_type : "(graph input)";
+    const std::int64_t step = made ? static_cast<std::int64_t>(t.producer) : -1;
+    auto [it, fresh] = by_op.try_emplace(op);
+    Origin& o = it->second;
+    if (fresh || step < o.first_step) {
+      o.first_step = step;
+      o.first_node = made ? graph.node(t.producer).name : "";
+      o.first_tensor = t.name;
+    }
+    ++o.count;
+  }
+  std::vector<std::pair<std::string, Origin>> origins(by_op.begin(), by_op.end());
+  std::stable_sort(origins.begin(), origins.end(),
+                   [](const auto& a, const auto& b) { return a.second.first_step < b.second.first_step; });
+  std::ostringstream msg;
+  msg << where << ": cannot size " << unknown.size()
+      << " tensor(s) (shape unknown after inference), from:";
+  for (std::size_t i = 0; i < origins.size(); ++i) {
+    const auto& [op, o] = origins[i];
+    msg << (i == 0 ? " " : "; ") << op << " x" << o.count << " (first '" << o.first_tensor << "'";
+    if (!o.first_node.empty()) msg << " of node '" << o.first_node << "'";
+    msg << ")";
+  }
+  msg << "; give their bytes in a costs file (\"tensors\") or bind more dims";
+  return msg.str();
+}
+
 }  // namespace
 
 Graph build_graph(const onnx::ModelProto& model, const LoadOptions& options,
@@ -381,28 +422,7 @@ Graph build_graph(const onnx::ModelProto& model, const LoadOptions& options,
     auto it = types.find(t.name);
     size_tensor(t, it == types.end() ? nullptr : &it->second, options, where, unknown);
   }
-  if (!unknown.empty()) {
-    // Earliest first: later unknowns usually follow from the first.
-    auto step = [&](const std::string& name) {
-      auto p = graph.tensor(*graph.find_tensor(name)).producer;
-      return p == kNoNode ? -1 : static_cast<std::int64_t>(p);
-    };
-    std::stable_sort(unknown.begin(), unknown.end(),
-                     [&](const auto& a, const auto& b) { return step(a) < step(b); });
-    std::ostringstream msg;
-    msg << where << ": cannot size " << unknown.size()
-        << " tensor(s) (shape unknown after inference):";
-    for (size_t i = 0; i < unknown.size() && i < 5; ++i) {
-      const Tensor& t = graph.tensor(*graph.find_tensor(unknown[i]));
-      msg << " '" << t.name << "'";
-      if (t.producer != kNoNode)
-        msg << " (from " << graph.node(t.producer).op_type << " node '"
-            << graph.node(t.producer).name << "')";
-    }
-    if (unknown.size() > 5) msg << " …";
-    msg << "; give their bytes in a costs file (\"tensors\") or bind more dims";
-    throw InputError(msg.str());
-  }
+  if (!unknown.empty()) throw InputError(unsized_message(graph, unknown, where));
 
   classify(graph, options.loss, data_inputs, warnings);
   return graph;

@@ -11,6 +11,7 @@
 
 #include "ir/errors.h"
 #include "ir/isolated_call.h"
+#include "ir/shape_folding.h"
 #include "ir/training_op_schemas.h"
 #include "onnx/shape_inference/implementation.h"
 
@@ -80,7 +81,33 @@ bool infer(onnx::ModelProto& model, const TrainingSchemaRegistry& registry,
 
 using Types = std::unordered_map<std::string, onnx::TypeProto>;
 
-// Inference, then the gradient rounds; the result points into `model`.
+// Gradients without a rule: X_grad is shaped like X. Returns whether it
+// typed any output.
+bool add_gradient_types(onnx::ModelProto& model, TypeIndex& types) {
+  bool added = false;
+  for (const auto& node : model.graph().node()) {
+    for (const std::string& out : node.output()) {
+      if (out.empty()) continue;
+      const onnx::TypeProto* known = types.find(out);
+      if (known != nullptr && complete(*known)) continue;
+      constexpr std::string_view kSuffix = "_grad";
+      if (out.size() <= kSuffix.size() || !out.ends_with(kSuffix)) continue;
+      const onnx::TypeProto* base =
+          types.find(std::string_view(out).substr(0, out.size() - kSuffix.size()));
+      if (base == nullptr || !complete(*base)) continue;
+      // Adding to value_info moves no existing element: `base` stays valid.
+      auto* v = model.mutable_graph()->add_value_info();
+      v->set_name(out);
+      *v->mutable_type() = *base;
+      types.by_name[out] = &v->type();
+      added = true;
+    }
+  }
+  return added;
+}
+
+// Inference, then rounds of constant folding (computed shapes become
+// initializers) and gradient naming; the result points into `model`.
 TypeIndex infer_types(onnx::ModelProto& model, const TrainingSchemaRegistry& registry,
                       std::vector<std::string>& warnings) {
   // Declared value_info can disagree with what inference derives (stale
@@ -93,32 +120,21 @@ TypeIndex infer_types(onnx::ModelProto& model, const TrainingSchemaRegistry& reg
     }
   }
   TypeIndex types = collect(model.graph());
-
-  // Gradients without a rule: X_grad is shaped like X. Each round may let
-  // inference reach further, so repeat while it helps.
-  for (int round = 0; round < 8; ++round) {
+  // Each round may let inference reach further, so repeat while it helps.
+  for (int round = 0; round < 16; ++round) {
     bool added = false;
-    for (const auto& node : model.graph().node()) {
-      for (const std::string& out : node.output()) {
-        if (out.empty()) continue;
-        const onnx::TypeProto* known = types.find(out);
-        if (known != nullptr && complete(*known)) continue;
-        constexpr std::string_view kSuffix = "_grad";
-        if (out.size() <= kSuffix.size() || !out.ends_with(kSuffix)) continue;
-        const onnx::TypeProto* base =
-            types.find(std::string_view(out).substr(0, out.size() - kSuffix.size()));
-        if (base == nullptr || !complete(*base)) continue;
-        // Adding to value_info moves no existing element: `base` stays valid.
-        auto* v = model.mutable_graph()->add_value_info();
-        v->set_name(out);
-        *v->mutable_type() = *base;
-        types.by_name[out] = &v->type();
-        added = true;
-      }
+    const TypeLookup type_of = [&types](std::string_view name) { return types.find(name); };
+    if (fold_small_constants(*model.mutable_graph(), type_of) > 0) {
+      infer(model, registry, warnings);
+      types = collect(model.graph());
+      added = true;
+    }
+    if (add_gradient_types(model, types)) {
+      infer(model, registry, warnings);
+      types = collect(model.graph());
+      added = true;
     }
     if (!added) break;
-    infer(model, registry, warnings);
-    types = collect(model.graph());
   }
   return types;
 }

@@ -1,198 +1,17 @@
 #include "ir/training_op_schemas.h"
 
-#include <algorithm>
-#include <cstring>
-#include <functional>
-#include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "ir/inference_helpers.h"
-#include "onnx/defs/shape_inference.h"
+#include "ir/training_op_rules.h"
 
 namespace memplan::ir {
-namespace {
-
-using onnx::InferenceContext;
-
-int64_t int_attr(InferenceContext& ctx, const char* name, int64_t fallback) {
-  const auto* a = ctx.getAttribute(name);
-  return a != nullptr && a->has_i() ? a->i() : fallback;
-}
-
-// MatMul with optional transposes of the last two dims and numpy batch
-// broadcasting, as com.microsoft FusedMatMul defines it.
-void fused_matmul(InferenceContext& ctx) {
-  auto a = known_dims(ctx, 0);
-  auto b = known_dims(ctx, 1);
-  if (!a || !b || a->size() < 2 || b->size() < 2) return;
-  if (int_attr(ctx, "transA", 0) != 0) std::swap((*a)[a->size() - 1], (*a)[a->size() - 2]);
-  if (int_attr(ctx, "transB", 0) != 0) std::swap((*b)[b->size() - 1], (*b)[b->size() - 2]);
-  size_t rank = std::max(a->size(), b->size());
-  std::vector<int64_t> out(rank);
-  for (size_t i = 0; i + 2 < rank; ++i) {
-    int64_t da = i >= rank - a->size() ? (*a)[i - (rank - a->size())] : 1;
-    int64_t db = i >= rank - b->size() ? (*b)[i - (rank - b->size())] : 1;
-    out[i] = da == 1 ? db : da;
-  }
-  out[rank - 2] = (*a)[a->size() - 2];
-  out[rank - 1] = (*b)[b->size() - 1];
-  set_output(ctx, 0, ctx.getInputType(0)->tensor_type().elem_type(), out);
-}
-
-// ORT's BroadcastGradientArgs(a_shape, b_shape): the axes along which the
-// gradients of A and B must be summed after a broadcasting op. Walking the
-// dims from the back, a dim of 1 facing a larger one reduces that side; the
-// leading dims of the longer shape reduce the shorter side. Lengths matter
-// for sizes, values for the ReduceSum that follows.
-std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>> gradient_axes(
-    const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
-  std::vector<int64_t> a_axes, b_axes;
-  auto i = static_cast<int64_t>(a.size()) - 1, j = static_cast<int64_t>(b.size()) - 1;
-  int64_t k = std::max(i, j);
-  for (; i >= 0 && j >= 0; --i, --j, --k) {
-    if (a[i] == b[j]) continue;
-    if (a[i] == 1) {
-      a_axes.push_back(k);
-    } else if (b[j] == 1) {
-      b_axes.push_back(k);
-    } else {
-      return std::nullopt;
-    }
-  }
-  for (; k >= 0; --k) (i < 0 ? a_axes : b_axes).push_back(k);
-  return std::make_pair(a_axes, b_axes);
-}
-
-std::optional<std::vector<int64_t>> dims_of(const onnx::TensorShapeProto* p) {
-  if (p == nullptr) return std::nullopt;
-  std::vector<int64_t> v;
-  for (const auto& d : p->dim()) {
-    if (!d.has_dim_value()) return std::nullopt;
-    v.push_back(d.dim_value());
-  }
-  return v;
-}
-
-void broadcast_gradient_args(InferenceContext& ctx) {
-  auto a = shape_values(ctx, 0), b = shape_values(ctx, 1);
-  if (!a || !b) return;
-  if (auto axes = gradient_axes(*a, *b)) {
-    set_output(ctx, 0, onnx::TensorProto::INT64, {static_cast<int64_t>(axes->first.size())});
-    set_output(ctx, 1, onnx::TensorProto::INT64, {static_cast<int64_t>(axes->second.size())});
-  }
-}
-
-void broadcast_gradient_args_data(onnx::DataPropagationContext& ctx) {
-  if (ctx.getNumInputs() < 2) return;
-  auto a = dims_of(ctx.getInputData(0)), b = dims_of(ctx.getInputData(1));
-  if (!a || !b) return;
-  auto axes = gradient_axes(*a, *b);
-  if (!axes) return;
-  auto to_proto = [](const std::vector<int64_t>& v) {
-    onnx::TensorShapeProto p;
-    for (auto x : v) p.add_dim()->set_dim_value(x);
-    return p;
-  };
-  // An unused output has the empty name, which ONNX keys its data by too:
-  // a second such node then "already has" data there, harmlessly.
-  auto add = [&](size_t i, const std::vector<int64_t>& v) {
-    try {
-      ctx.addOutputData(i, to_proto(v));
-    } catch (const std::exception&) {
-    }
-  };
-  add(0, axes->first);
-  if (ctx.getNumOutputs() > 1) add(1, axes->second);
-}
-
-struct Rule {
-  const char* op;
-  std::function<void(InferenceContext&)> infer;
-};
-
-// Outputs that take input shapes, per op: {output, input} pairs.
-std::function<void(InferenceContext&)> copies(std::vector<std::pair<size_t, size_t>> pairs) {
-  return [pairs = std::move(pairs)](InferenceContext& ctx) {
-    for (auto [out, in] : pairs) like_input(ctx, in, out);
-  };
-}
-
-std::vector<Rule> rules() {
-  const auto first = copies({{0, 0}});
-  return {
-      // Elementwise gradients and activations: dX is shaped like dY / X.
-      {"ReluGrad", first}, {"GeluGrad", first}, {"FastGeluGrad", first},
-      {"BiasGeluGrad_dX", first}, {"BiasFastGeluGrad_dX", first}, {"SigmoidGrad", first},
-      {"TanhGrad", first}, {"QuickGeluGrad", first}, {"SoftmaxGrad", first},
-      {"SoftmaxGrad_13", first}, {"LogSoftmaxGrad", first}, {"LogSoftmaxGrad_13", first},
-      {"Gelu", first}, {"FastGelu", first}, {"BiasGelu", first}, {"QuickGelu", first},
-      {"DropoutGrad", first}, {"BitmaskDropoutGrad", first},
-      {"BiasDropout", copies({{0, 0}, {1, 0}})},
-      {"BitmaskDropout",
-       [](InferenceContext& ctx) {
-         like_input(ctx, 0, 0);
-         if (auto d = known_dims(ctx, 0)) {  // one bit per element, in uint32 words
-           int64_t n = 1;
-           for (int64_t v : *d) n *= v;
-           set_output(ctx, 1, onnx::TensorProto::UINT32, {(n + 31) / 32});
-         }
-       }},
-      // Normalisation gradients: dX like X (input 1), dScale/dBias like scale.
-      {"LayerNormalizationGrad", copies({{0, 1}, {1, 2}, {2, 2}})},
-      {"SimplifiedLayerNormalizationGrad", copies({{0, 1}, {1, 2}})},
-      {"InvertibleLayerNormalizationGrad", copies({{0, 1}, {1, 2}, {2, 2}})},
-      {"BatchNormalizationGrad", copies({{0, 1}, {1, 2}, {2, 2}})},
-      {"ConvGrad",
-       [](InferenceContext& ctx) {
-         like_input(ctx, 1, 0);
-         like_input(ctx, 2, 1);
-         if (auto w = known_dims(ctx, 2); w && !w->empty())
-           set_output(ctx, 2, ctx.getInputType(2)->tensor_type().elem_type(), {(*w)[0]});
-       }},
-      {"FusedMatMul", fused_matmul},
-      {"Scale", first},
-      // Training-mode BatchNorm: Y like X; running and saved stats like scale.
-      {"BatchNormInternal", copies({{0, 0}, {1, 1}, {2, 1}, {3, 1}, {4, 1}})},
-      {"BroadcastGradientArgs", broadcast_gradient_args},
-      // Loss: reduction none keeps the label's shape, else a scalar.
-      {"SoftmaxCrossEntropyLossInternal",
-       [](InferenceContext& ctx) {
-         const auto* r = ctx.getAttribute("reduction");
-         bool none = r != nullptr && r->s() == "none";
-         if (has_input(ctx, 0)) {
-           auto elem = ctx.getInputType(0)->tensor_type().elem_type();
-           if (!none) {
-             set_output(ctx, 0, elem, {});
-           } else if (auto l = known_dims(ctx, 1)) {
-             set_output(ctx, 0, elem, *l);
-           }
-         }
-         like_input(ctx, 0, 1);
-       }},
-      {"SoftmaxCrossEntropyLossInternalGrad", copies({{0, 1}})},
-      {"SoftmaxCrossEntropyLossGrad", copies({{0, 1}})},
-      // Gradient accumulation: a bool flag, and the buffer when asked for.
-      {"InPlaceAccumulatorV2",
-       [](InferenceContext& ctx) {
-         set_output(ctx, 0, onnx::TensorProto::BOOL, {1});
-         like_input(ctx, 0, 1);
-       }},
-      {"InPlaceAccumulator", copies({{0, 0}})},
-      {"ZeroGradient", copies({{0, 0}})},
-      // Scatter-style gradients take the forward input's shape from data.
-      {"GatherGrad", [](InferenceContext& ctx) { shape_from_values(ctx, 0, 2, 0); }},
-      {"GatherElementsGrad", [](InferenceContext& ctx) { shape_from_values(ctx, 1, 0, 0); }},
-      {"SliceGrad", [](InferenceContext& ctx) { shape_from_values(ctx, 1, 0, 0); }},
-      {"GatherNDGrad", [](InferenceContext& ctx) { shape_from_values(ctx, 0, 2, 0); }},
-  };
-}
-
-}  // namespace
 
 TrainingSchemaRegistry::TrainingSchemaRegistry() {
-  for (auto& rule : rules()) {
+  std::vector<TrainingOpRule> all = gradient_op_rules();
+  for (auto& rule : substituted_op_rules()) all.push_back(std::move(rule));
+  for (auto& rule : all) {
     onnx::OpSchema s;
     // One variadic, heterogeneous input and output list: the rules read
     // slots by index, and no arity is checked here (ORT validates its ops).
@@ -203,8 +22,7 @@ TrainingSchemaRegistry::TrainingSchemaRegistry() {
         .Output(0, "outputs", "", "T", onnx::OpSchema::Variadic, false, 0)
         .TypeConstraint("T", onnx::OpSchema::all_tensor_types_with_bfloat(), "")
         .TypeAndShapeInferenceFunction(rule.infer);
-    if (std::string_view(rule.op) == "BroadcastGradientArgs")
-      s.PartialDataPropagationFunction(broadcast_gradient_args_data);
+    if (rule.propagate) s.PartialDataPropagationFunction(rule.propagate);
     s.Finalize();
     schemas_.emplace(rule.op, std::move(s));
   }
