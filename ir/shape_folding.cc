@@ -1,7 +1,9 @@
 #include "ir/shape_folding.h"
 
 #include <string>
+#include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/small_tensor.h"
@@ -54,8 +56,19 @@ class Folder {
     return true;
   }
 
+  // The folded values become initializers. Their value_info goes: a stale
+  // declaration (ONNX Runtime writes symbolic dims, which binding may have
+  // cleared) would otherwise shadow the initializer's exact type.
   void add_initializers(onnx::GraphProto& graph) {
-    for (const auto& [name, value] : made_) *graph.add_initializer() = small_tensor_to_proto(value, name);
+    std::unordered_set<std::string_view> names;
+    for (const auto& [name, value] : made_) {
+      *graph.add_initializer() = small_tensor_to_proto(value, name);
+      names.insert(name);
+    }
+    auto* infos = graph.mutable_value_info();
+    infos->erase(std::remove_if(infos->begin(), infos->end(),
+                                [&](const onnx::ValueInfoProto& v) { return names.count(v.name()) != 0; }),
+                 infos->end());
   }
 
  private:

@@ -8,6 +8,7 @@
 #include <deque>
 #include <string_view>
 #include <system_error>
+#include <unordered_set>
 
 #include "ir/errors.h"
 #include "ir/isolated_call.h"
@@ -81,9 +82,11 @@ bool infer(onnx::ModelProto& model, const TrainingSchemaRegistry& registry,
 
 using Types = std::unordered_map<std::string, onnx::TypeProto>;
 
-// Gradients without a rule: X_grad is shaped like X. Returns whether it
-// typed any output.
-bool add_gradient_types(onnx::ModelProto& model, TypeIndex& types) {
+using ValueInfos = google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>;
+
+// Gradients without a rule: X_grad is shaped like X. Adds their types to
+// `facts` (and `types`); returns whether it typed any output.
+bool add_gradient_types(const onnx::ModelProto& model, TypeIndex& types, ValueInfos& facts) {
   bool added = false;
   for (const auto& node : model.graph().node()) {
     for (const std::string& out : node.output()) {
@@ -95,8 +98,7 @@ bool add_gradient_types(onnx::ModelProto& model, TypeIndex& types) {
       const onnx::TypeProto* base =
           types.find(std::string_view(out).substr(0, out.size() - kSuffix.size()));
       if (base == nullptr || !complete(*base)) continue;
-      // Adding to value_info moves no existing element: `base` stays valid.
-      auto* v = model.mutable_graph()->add_value_info();
+      auto* v = facts.Add();
       v->set_name(out);
       *v->mutable_type() = *base;
       types.by_name[out] = &v->type();
@@ -106,35 +108,52 @@ bool add_gradient_types(onnx::ModelProto& model, TypeIndex& types) {
   return added;
 }
 
+// Drops the declarations of values that folding turned into initializers.
+void drop_folded(const onnx::GraphProto& g, ValueInfos& facts) {
+  std::unordered_set<std::string_view> folded;
+  for (const auto& t : g.initializer()) folded.insert(t.name());
+  facts.erase(std::remove_if(facts.begin(), facts.end(),
+                             [&](const onnx::ValueInfoProto& v) { return folded.count(v.name()) != 0; }),
+              facts.end());
+}
+
 // Inference, then rounds of constant folding (computed shapes become
 // initializers) and gradient naming; the result points into `model`.
 TypeIndex infer_types(onnx::ModelProto& model, const TrainingSchemaRegistry& registry,
                       std::vector<std::string>& warnings) {
+  // What each round starts from: the declared value_info and the gradient
+  // types we add, never what an earlier round inferred. With a computed
+  // shape still unknown, ONNX infers partial shapes downstream (a ReduceSum
+  // whose axes it cannot see keeps the input's rank) that would contradict
+  // the exact ones once folding knows the values.
+  ValueInfos facts = model.graph().value_info();
+  ValueInfos outputs = model.graph().output();  // inference writes into these too
   // Declared value_info can disagree with what inference derives (stale
   // shapes in hand-edited graphs): keep it, but fall back to inference alone.
   if (!infer(model, registry, warnings)) {
     model.mutable_graph()->clear_value_info();
+    facts.Clear();
     if (!infer(model, registry, warnings)) {
       for (auto& out : *model.mutable_graph()->mutable_output()) out.clear_type();
+      outputs = model.graph().output();
       infer(model, registry, warnings);
     }
   }
   TypeIndex types = collect(model.graph());
+  auto reinfer = [&] {
+    *model.mutable_graph()->mutable_value_info() = facts;
+    *model.mutable_graph()->mutable_output() = outputs;
+    infer(model, registry, warnings);
+    types = collect(model.graph());
+  };
   // Each round may let inference reach further, so repeat while it helps.
   for (int round = 0; round < 16; ++round) {
-    bool added = false;
     const TypeLookup type_of = [&types](std::string_view name) { return types.find(name); };
-    if (fold_small_constants(*model.mutable_graph(), type_of) > 0) {
-      infer(model, registry, warnings);
-      types = collect(model.graph());
-      added = true;
-    }
-    if (add_gradient_types(model, types)) {
-      infer(model, registry, warnings);
-      types = collect(model.graph());
-      added = true;
-    }
-    if (!added) break;
+    const bool folded = fold_small_constants(*model.mutable_graph(), type_of) > 0;
+    if (folded) drop_folded(model.graph(), facts);
+    const bool named = add_gradient_types(model, types, facts);
+    if (!folded && !named) break;
+    reinfer();
   }
   return types;
 }

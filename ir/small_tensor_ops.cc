@@ -1,5 +1,7 @@
 #include "ir/small_tensor_ops.h"
 
+#include "ir/broadcast_gradient_axes.h"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -62,6 +64,13 @@ bool fits(const std::vector<int64_t>& dims) {
 int64_t normalized_axis(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
 
 Outputs one(SmallTensor v) { return std::vector<SmallTensor>{std::move(v)}; }
+
+SmallTensor ints_vector(std::vector<int64_t> values) {
+  SmallTensor t;
+  t.dims = {static_cast<int64_t>(values.size())};
+  t.ints = std::move(values);
+  return t;
+}
 
 // Flat index into `in` for each element of a tensor of `out` dims that
 // `in` broadcasts to (numpy rules).
@@ -630,10 +639,24 @@ Eval logical(std::function<bool(bool, bool)> f) {
   };
 }
 
+Outputs broadcast_gradient_args(const NodeProto& n, const SmallOpInputs& in) {
+  const SmallTensor *a = value(in, 0), *b = value(in, 1);
+  if (a == nullptr || b == nullptr || a->floating() || b->floating()) return std::nullopt;
+  auto axes = broadcast_gradient_axes(a->ints, b->ints);
+  if (!axes) return std::nullopt;
+  std::vector<SmallTensor> outs;
+  for (auto* v : {&axes->first, &axes->second}) {
+    if (static_cast<int>(outs.size()) == n.output_size()) break;
+    outs.push_back(ints_vector(*v));
+  }
+  return outs;
+}
+
 const std::unordered_map<std::string, Eval>& evaluators() {
   static const std::unordered_map<std::string, Eval> table = {
       {"Constant", constant}, {"Shape", shape_of}, {"Size", size_of}, {"Identity", identity},
       {"Cast", cast}, {"Gather", gather}, {"Concat", concat}, {"ConcatTraining", concat},
+      {"BroadcastGradientArgs", broadcast_gradient_args},
       {"Unsqueeze", unsqueeze}, {"Squeeze", squeeze}, {"Reshape", reshape}, {"Flatten", flatten_op},
       {"Slice", slice}, {"Transpose", transpose}, {"Expand", expand},
       {"ConstantOfShape", constant_of_shape}, {"Range", range}, {"Where", where},
@@ -672,7 +695,9 @@ bool default_domain(const NodeProto& n) { return n.domain().empty() || n.domain(
 }  // namespace
 
 bool small_op_known(const NodeProto& node) {
-  if (node.op_type() == "ConcatTraining") return node.domain() == "com.microsoft";
+  // ONNX Runtime's own shape computations, in its domain.
+  if (node.op_type() == "ConcatTraining" || node.op_type() == "BroadcastGradientArgs")
+    return node.domain() == "com.microsoft";
   return default_domain(node) && evaluators().count(node.op_type()) != 0;
 }
 

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "ir/broadcast_gradient_axes.h"
 #include "ir/inference_helpers.h"
 #include "onnx/defs/shape_inference.h"
 
@@ -41,30 +42,6 @@ void fused_matmul(InferenceContext& ctx) {
   set_output(ctx, 0, ctx.getInputType(0)->tensor_type().elem_type(), out);
 }
 
-// ORT's BroadcastGradientArgs(a_shape, b_shape): the axes along which the
-// gradients of A and B must be summed after a broadcasting op. Walking the
-// dims from the back, a dim of 1 facing a larger one reduces that side; the
-// leading dims of the longer shape reduce the shorter side. Lengths matter
-// for sizes, values for the ReduceSum that follows.
-std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>> gradient_axes(
-    const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
-  std::vector<int64_t> a_axes, b_axes;
-  auto i = static_cast<int64_t>(a.size()) - 1, j = static_cast<int64_t>(b.size()) - 1;
-  int64_t k = std::max(i, j);
-  for (; i >= 0 && j >= 0; --i, --j, --k) {
-    if (a[i] == b[j]) continue;
-    if (a[i] == 1) {
-      a_axes.push_back(k);
-    } else if (b[j] == 1) {
-      b_axes.push_back(k);
-    } else {
-      return std::nullopt;
-    }
-  }
-  for (; k >= 0; --k) (i < 0 ? a_axes : b_axes).push_back(k);
-  return std::make_pair(a_axes, b_axes);
-}
-
 std::optional<std::vector<int64_t>> dims_of(const onnx::TensorShapeProto* p) {
   if (p == nullptr) return std::nullopt;
   std::vector<int64_t> v;
@@ -78,7 +55,7 @@ std::optional<std::vector<int64_t>> dims_of(const onnx::TensorShapeProto* p) {
 void broadcast_gradient_args(InferenceContext& ctx) {
   auto a = shape_values(ctx, 0), b = shape_values(ctx, 1);
   if (!a || !b) return;
-  if (auto axes = gradient_axes(*a, *b)) {
+  if (auto axes = broadcast_gradient_axes(*a, *b)) {
     set_output(ctx, 0, onnx::TensorProto::INT64, {static_cast<int64_t>(axes->first.size())});
     set_output(ctx, 1, onnx::TensorProto::INT64, {static_cast<int64_t>(axes->second.size())});
   }
@@ -88,7 +65,7 @@ void broadcast_gradient_args_data(onnx::DataPropagationContext& ctx) {
   if (ctx.getNumInputs() < 2) return;
   auto a = dims_of(ctx.getInputData(0)), b = dims_of(ctx.getInputData(1));
   if (!a || !b) return;
-  auto axes = gradient_axes(*a, *b);
+  auto axes = broadcast_gradient_axes(*a, *b);
   if (!axes) return;
   auto to_proto = [](const std::vector<int64_t>& v) {
     onnx::TensorShapeProto p;
