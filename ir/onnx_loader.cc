@@ -278,8 +278,9 @@ std::string unsized_message(const Graph& graph, const std::vector<std::string>& 
     ++o.count;
   }
   std::vector<std::pair<std::string, Origin>> origins(by_op.begin(), by_op.end());
-  std::stable_sort(origins.begin(), origins.end(),
-                   [](const auto& a, const auto& b) { return a.second.first_step < b.second.first_step; });
+  std::stable_sort(origins.begin(), origins.end(), [](const auto& a, const auto& b) {
+    return a.second.first_step < b.second.first_step;
+  });
   std::ostringstream msg;
   msg << where << ": cannot size " << unknown.size()
       << " tensor(s) (shape unknown after inference), from:";

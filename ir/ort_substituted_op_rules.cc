@@ -99,7 +99,8 @@ void layer_norm(InferenceContext& ctx) {
   if (!axis) return;
   std::vector<int64_t> stats = *x;
   std::fill(stats.begin() + *axis, stats.end(), 1);
-  const int32_t stash = int_attr(ctx, "stash_type", 1) == 1 ? onnx::TensorProto::FLOAT : elem_of(ctx, 0);
+  const int32_t stash =
+      int_attr(ctx, "stash_type", 1) == 1 ? onnx::TensorProto::FLOAT : elem_of(ctx, 0);
   for (size_t out = 1; out < ctx.getNumOutputs(); ++out) set_output(ctx, out, stash, stats);
 }
 

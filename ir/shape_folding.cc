@@ -1,7 +1,7 @@
 #include "ir/shape_folding.h"
 
-#include <string>
 #include <algorithm>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -66,9 +66,10 @@ class Folder {
       names.insert(name);
     }
     auto* infos = graph.mutable_value_info();
-    infos->erase(std::remove_if(infos->begin(), infos->end(),
-                                [&](const onnx::ValueInfoProto& v) { return names.count(v.name()) != 0; }),
-                 infos->end());
+    infos->erase(
+        std::remove_if(infos->begin(), infos->end(),
+                       [&](const onnx::ValueInfoProto& v) { return names.count(v.name()) != 0; }),
+        infos->end());
   }
 
  private:

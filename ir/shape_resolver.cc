@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <optional>
 #include <string_view>
 #include <system_error>
 #include <unordered_set>
@@ -84,6 +85,19 @@ using Types = std::unordered_map<std::string, onnx::TypeProto>;
 
 using ValueInfos = google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>;
 
+// The forward tensor a gradient is named after: ONNX Runtime's gradient
+// builder calls X's gradient "X_grad", and the partial gradients it sums
+// into it "X_grad_0", "X_grad_1", ...
+std::optional<std::string_view> gradient_of(std::string_view name) {
+  constexpr std::string_view kSuffix = "_grad";
+  const std::size_t digits =
+      name.size() - std::min(name.size(), name.find_last_not_of("0123456789") + 1);
+  if (digits > 0 && name.size() > digits + 1 && name[name.size() - digits - 1] == '_')
+    name.remove_suffix(digits + 1);
+  if (name.size() <= kSuffix.size() || !name.ends_with(kSuffix)) return std::nullopt;
+  return name.substr(0, name.size() - kSuffix.size());
+}
+
 // Gradients without a rule: X_grad is shaped like X. Adds their types to
 // `facts` (and `types`); returns whether it typed any output.
 bool add_gradient_types(const onnx::ModelProto& model, TypeIndex& types, ValueInfos& facts) {
@@ -93,10 +107,9 @@ bool add_gradient_types(const onnx::ModelProto& model, TypeIndex& types, ValueIn
       if (out.empty()) continue;
       const onnx::TypeProto* known = types.find(out);
       if (known != nullptr && complete(*known)) continue;
-      constexpr std::string_view kSuffix = "_grad";
-      if (out.size() <= kSuffix.size() || !out.ends_with(kSuffix)) continue;
-      const onnx::TypeProto* base =
-          types.find(std::string_view(out).substr(0, out.size() - kSuffix.size()));
+      const auto forward = gradient_of(out);
+      if (!forward) continue;
+      const onnx::TypeProto* base = types.find(*forward);
       if (base == nullptr || !complete(*base)) continue;
       auto* v = facts.Add();
       v->set_name(out);
@@ -112,9 +125,10 @@ bool add_gradient_types(const onnx::ModelProto& model, TypeIndex& types, ValueIn
 void drop_folded(const onnx::GraphProto& g, ValueInfos& facts) {
   std::unordered_set<std::string_view> folded;
   for (const auto& t : g.initializer()) folded.insert(t.name());
-  facts.erase(std::remove_if(facts.begin(), facts.end(),
-                             [&](const onnx::ValueInfoProto& v) { return folded.count(v.name()) != 0; }),
-              facts.end());
+  facts.erase(
+      std::remove_if(facts.begin(), facts.end(),
+                     [&](const onnx::ValueInfoProto& v) { return folded.count(v.name()) != 0; }),
+      facts.end());
 }
 
 // Inference, then rounds of constant folding (computed shapes become

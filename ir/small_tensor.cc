@@ -51,7 +51,8 @@ std::optional<std::vector<int64_t>> integer_values(const TensorProto& t, std::si
 std::optional<std::vector<double>> real_values(const TensorProto& t, std::size_t n) {
   if (t.has_raw_data()) {
     if (t.data_type() == TensorProto::FLOAT) {
-      if (auto v = raw_values<float>(t.raw_data(), n)) return std::vector<double>(v->begin(), v->end());
+      if (auto v = raw_values<float>(t.raw_data(), n))
+        return std::vector<double>(v->begin(), v->end());
       return std::nullopt;
     }
     return raw_values<double>(t.raw_data(), n);
@@ -68,9 +69,7 @@ std::optional<std::vector<double>> real_values(const TensorProto& t, std::size_t
 
 }  // namespace
 
-bool is_floating(int32_t elem) {
-  return elem == TensorProto::FLOAT || elem == TensorProto::DOUBLE;
-}
+bool is_floating(int32_t elem) { return elem == TensorProto::FLOAT || elem == TensorProto::DOUBLE; }
 
 bool foldable_elem_type(int32_t elem) {
   switch (elem) {

@@ -14,8 +14,8 @@ namespace memplan::ir {
 struct SmallTensor {
   int32_t elem = onnx::TensorProto::INT64;  // onnx::TensorProto::DataType
   std::vector<int64_t> dims;
-  std::vector<int64_t> ints;     // integer and bool element types
-  std::vector<double> reals;     // FLOAT and DOUBLE
+  std::vector<int64_t> ints;  // integer and bool element types
+  std::vector<double> reals;  // FLOAT and DOUBLE
 
   bool floating() const;
   std::size_t size() const;

@@ -1,13 +1,13 @@
 #include "ir/small_tensor_ops.h"
 
-#include "ir/broadcast_gradient_axes.h"
-
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <numeric>
 #include <string>
 #include <unordered_map>
+
+#include "ir/broadcast_gradient_axes.h"
 
 namespace memplan::ir {
 namespace {
@@ -112,9 +112,9 @@ std::optional<std::vector<int64_t>> broadcast_dims(const std::vector<const Small
 
 // Elementwise over broadcast inputs; `f` gets each element's inputs and
 // writes the result into the output at k.
-Outputs elementwise(const std::vector<const SmallTensor*>& args, int32_t out_elem,
-                    const std::function<void(SmallTensor&, std::size_t,
-                                             const std::vector<std::size_t>&)>& f) {
+Outputs elementwise(
+    const std::vector<const SmallTensor*>& args, int32_t out_elem,
+    const std::function<void(SmallTensor&, std::size_t, const std::vector<std::size_t>&)>& f) {
   for (const SmallTensor* a : args)
     if (a == nullptr) return std::nullopt;
   auto dims = broadcast_dims(args);
@@ -164,17 +164,18 @@ Eval comparison(std::function<bool(int)> holds) {
     const SmallTensor *a = value(in, 0), *b = value(in, 1);
     if (a == nullptr || b == nullptr) return std::nullopt;
     const bool real = a->floating() || b->floating();
-    return elementwise({a, b}, TensorProto::BOOL, [&](SmallTensor& out, std::size_t k, const auto& at) {
-      int order = 0;
-      if (real) {
-        const double x = a->real(at[0]), y = b->real(at[1]);
-        order = (x > y) - (x < y);
-      } else {
-        const int64_t x = a->ints[at[0]], y = b->ints[at[1]];
-        order = (x > y) - (x < y);
-      }
-      out.ints[k] = holds(order) ? 1 : 0;
-    });
+    return elementwise({a, b}, TensorProto::BOOL,
+                       [&](SmallTensor& out, std::size_t k, const auto& at) {
+                         int order = 0;
+                         if (real) {
+                           const double x = a->real(at[0]), y = b->real(at[1]);
+                           order = (x > y) - (x < y);
+                         } else {
+                           const int64_t x = a->ints[at[0]], y = b->ints[at[1]];
+                           order = (x > y) - (x < y);
+                         }
+                         out.ints[k] = holds(order) ? 1 : 0;
+                       });
   };
 }
 
@@ -201,15 +202,16 @@ Outputs variadic_extreme(const SmallOpInputs& in, bool take_max) {
   for (std::size_t i = 1; i < in.values.size(); ++i) {
     const SmallTensor* b = value(in, i);
     if (b == nullptr) return std::nullopt;
-    auto next = elementwise({&result, b}, result.elem, [&](SmallTensor& out, std::size_t k, const auto& at) {
-      const double x = result.real(at[0]), y = b->real(at[1]);
-      if (result.floating()) {
-        out.set(k, take_max ? std::max(x, y) : std::min(x, y));
-      } else {
-        const int64_t p = result.ints[at[0]], q = b->integer(at[1]);
-        out.ints[k] = take_max ? std::max(p, q) : std::min(p, q);
-      }
-    });
+    auto next = elementwise({&result, b}, result.elem,
+                            [&](SmallTensor& out, std::size_t k, const auto& at) {
+                              const double x = result.real(at[0]), y = b->real(at[1]);
+                              if (result.floating()) {
+                                out.set(k, take_max ? std::max(x, y) : std::min(x, y));
+                              } else {
+                                const int64_t p = result.ints[at[0]], q = b->integer(at[1]);
+                                out.ints[k] = take_max ? std::max(p, q) : std::min(p, q);
+                              }
+                            });
     if (!next) return std::nullopt;
     result = std::move((*next)[0]);
   }
@@ -318,7 +320,8 @@ Outputs gather(const NodeProto& n, const SmallOpInputs& in) {
     std::vector<int64_t> src(o.begin(), o.begin() + axis);
     int64_t flat_idx = 0;
     const auto idx_strides = strides_of(idx->dims);
-    for (std::size_t d = 0; d < q; ++d) flat_idx += o[static_cast<std::size_t>(axis) + d] * idx_strides[d];
+    for (std::size_t d = 0; d < q; ++d)
+      flat_idx += o[static_cast<std::size_t>(axis) + d] * idx_strides[d];
     int64_t i = idx->ints[static_cast<std::size_t>(flat_idx)];
     src.push_back(i < 0 ? i + extent : i);
     src.insert(src.end(), o.begin() + axis + static_cast<int64_t>(q), o.end());
@@ -331,7 +334,8 @@ Outputs concat(const NodeProto& n, const SmallOpInputs& in) {
   std::vector<const SmallTensor*> parts;
   for (int i = 0; i < n.input_size(); ++i) {
     const SmallTensor* v = value(in, static_cast<std::size_t>(i));
-    if (v == nullptr || (!parts.empty() && (v->rank() != parts[0]->rank() || v->elem != parts[0]->elem)))
+    if (v == nullptr ||
+        (!parts.empty() && (v->rank() != parts[0]->rank() || v->elem != parts[0]->elem)))
       return std::nullopt;
     parts.push_back(v);
   }
@@ -451,7 +455,9 @@ struct SliceAxis {
 
 std::optional<SliceAxis> slice_axis(int64_t dim, int64_t start, int64_t end, int64_t step) {
   if (step == 0) return std::nullopt;
-  auto clamp = [&](int64_t v, int64_t lo, int64_t hi) { return std::clamp(v < 0 ? v + dim : v, lo, hi); };
+  auto clamp = [&](int64_t v, int64_t lo, int64_t hi) {
+    return std::clamp(v < 0 ? v + dim : v, lo, hi);
+  };
   const int64_t b = step > 0 ? clamp(start, 0, dim) : clamp(start, -1, dim - 1);
   const int64_t e = step > 0 ? clamp(end, 0, dim) : clamp(end, -1, dim - 1);
   const int64_t n = step > 0 ? (e - b + step - 1) / step : (b - e - step - 1) / (-step);
@@ -473,7 +479,8 @@ Outputs slice(const NodeProto& n, const SmallOpInputs& in) {
   for (std::size_t i = 0; i < axes->size(); ++i) {
     const int64_t ax = normalized_axis((*axes)[i], a->rank());
     if (ax < 0 || ax >= a->rank()) return std::nullopt;
-    auto s = slice_axis(a->dims[static_cast<std::size_t>(ax)], (*starts)[i], (*ends)[i], (*steps)[i]);
+    auto s =
+        slice_axis(a->dims[static_cast<std::size_t>(ax)], (*starts)[i], (*ends)[i], (*steps)[i]);
     if (!s) return std::nullopt;
     per[static_cast<std::size_t>(ax)] = *s;
   }
@@ -532,14 +539,14 @@ Outputs constant_of_shape(const NodeProto& n, const SmallOpInputs& in) {
   }
   SmallTensor out = SmallTensor::zeros(fill.elem, shape->ints);
   for (std::size_t k = 0; k < out.size(); ++k) out.set(k, fill.real(0));
-  if (!out.floating())
-    std::fill(out.ints.begin(), out.ints.end(), fill.integer(0));
+  if (!out.floating()) std::fill(out.ints.begin(), out.ints.end(), fill.integer(0));
   return one(std::move(out));
 }
 
 Outputs range(const NodeProto&, const SmallOpInputs& in) {
   const SmallTensor *s = value(in, 0), *l = value(in, 1), *d = value(in, 2);
-  if (s == nullptr || l == nullptr || d == nullptr || s->size() != 1 || l->size() != 1 || d->size() != 1)
+  if (s == nullptr || l == nullptr || d == nullptr || s->size() != 1 || l->size() != 1 ||
+      d->size() != 1)
     return std::nullopt;
   const double start = s->real(0), delta = d->real(0);
   if (delta == 0.0) return std::nullopt;
@@ -588,8 +595,10 @@ Eval reduction(Reduce kind) {
       const double x = a->real(k), acc = out.real(o);
       double r = x;
       if (seen[o]) {
-        r = kind == Reduce::kSum ? acc + x : kind == Reduce::kProd ? acc * x
-            : kind == Reduce::kMax ? std::max(acc, x) : std::min(acc, x);
+        r = kind == Reduce::kSum    ? acc + x
+            : kind == Reduce::kProd ? acc * x
+            : kind == Reduce::kMax  ? std::max(acc, x)
+                                    : std::min(acc, x);
       }
       seen[o] = true;
       out.set(o, r);
@@ -633,9 +642,10 @@ Eval logical(std::function<bool(bool, bool)> f) {
   return [f](const NodeProto&, const SmallOpInputs& in) -> Outputs {
     const SmallTensor *a = value(in, 0), *b = value(in, 1);
     if (a == nullptr || b == nullptr) return std::nullopt;
-    return elementwise({a, b}, TensorProto::BOOL, [&](SmallTensor& out, std::size_t k, const auto& at) {
-      out.ints[k] = f(a->integer(at[0]) != 0, b->integer(at[1]) != 0) ? 1 : 0;
-    });
+    return elementwise({a, b}, TensorProto::BOOL,
+                       [&](SmallTensor& out, std::size_t k, const auto& at) {
+                         out.ints[k] = f(a->integer(at[0]) != 0, b->integer(at[1]) != 0) ? 1 : 0;
+                       });
   };
 }
 
@@ -654,12 +664,25 @@ Outputs broadcast_gradient_args(const NodeProto& n, const SmallOpInputs& in) {
 
 const std::unordered_map<std::string, Eval>& evaluators() {
   static const std::unordered_map<std::string, Eval> table = {
-      {"Constant", constant}, {"Shape", shape_of}, {"Size", size_of}, {"Identity", identity},
-      {"Cast", cast}, {"Gather", gather}, {"Concat", concat}, {"ConcatTraining", concat},
+      {"Constant", constant},
+      {"Shape", shape_of},
+      {"Size", size_of},
+      {"Identity", identity},
+      {"Cast", cast},
+      {"Gather", gather},
+      {"Concat", concat},
+      {"ConcatTraining", concat},
       {"BroadcastGradientArgs", broadcast_gradient_args},
-      {"Unsqueeze", unsqueeze}, {"Squeeze", squeeze}, {"Reshape", reshape}, {"Flatten", flatten_op},
-      {"Slice", slice}, {"Transpose", transpose}, {"Expand", expand},
-      {"ConstantOfShape", constant_of_shape}, {"Range", range}, {"Where", where},
+      {"Unsqueeze", unsqueeze},
+      {"Squeeze", squeeze},
+      {"Reshape", reshape},
+      {"Flatten", flatten_op},
+      {"Slice", slice},
+      {"Transpose", transpose},
+      {"Expand", expand},
+      {"ConstantOfShape", constant_of_shape},
+      {"Range", range},
+      {"Where", where},
       {"Add", arithmetic({std::plus<int64_t>(), std::plus<double>()})},
       {"Sub", arithmetic({std::minus<int64_t>(), std::minus<double>()})},
       {"Mul", arithmetic({std::multiplies<int64_t>(), std::multiplies<double>()})},
@@ -676,16 +699,20 @@ const std::unordered_map<std::string, Eval>& evaluators() {
       {"Or", logical([](bool a, bool b) { return a || b; })},
       {"Xor", logical([](bool a, bool b) { return a != b; })},
       {"Not", unary([](double a) { return a == 0.0 ? 1.0 : 0.0; })},
-      {"Neg", unary([](double a) { return -a; })}, {"Abs", unary([](double a) { return std::fabs(a); })},
+      {"Neg", unary([](double a) { return -a; })},
+      {"Abs", unary([](double a) { return std::fabs(a); })},
       {"Floor", unary([](double a) { return std::floor(a); })},
       {"Ceil", unary([](double a) { return std::ceil(a); })},
       {"Sqrt", unary([](double a) { return std::sqrt(a); })},
       {"Reciprocal", unary([](double a) { return 1.0 / a; })},
       {"Sign", unary([](double a) { return static_cast<double>((a > 0) - (a < 0)); })},
       {"Max", [](const NodeProto&, const SmallOpInputs& in) { return variadic_extreme(in, true); }},
-      {"Min", [](const NodeProto&, const SmallOpInputs& in) { return variadic_extreme(in, false); }},
-      {"ReduceSum", reduction(Reduce::kSum)}, {"ReduceProd", reduction(Reduce::kProd)},
-      {"ReduceMax", reduction(Reduce::kMax)}, {"ReduceMin", reduction(Reduce::kMin)},
+      {"Min",
+       [](const NodeProto&, const SmallOpInputs& in) { return variadic_extreme(in, false); }},
+      {"ReduceSum", reduction(Reduce::kSum)},
+      {"ReduceProd", reduction(Reduce::kProd)},
+      {"ReduceMax", reduction(Reduce::kMax)},
+      {"ReduceMin", reduction(Reduce::kMin)},
   };
   return table;
 }

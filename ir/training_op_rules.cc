@@ -138,7 +138,8 @@ void mirror(InferenceContext& ctx) {
 // ONNX op does (ShrunkenGather is Gather, ReduceSumTraining is ReduceSum-13).
 std::function<void(InferenceContext&)> as_onnx(const char* op, int opset) {
   return [op, opset](InferenceContext& ctx) {
-    if (const auto* s = onnx::OpSchemaRegistry::Schema(op, opset, "")) s->GetTypeAndShapeInferenceFunction()(ctx);
+    if (const auto* s = onnx::OpSchemaRegistry::Schema(op, opset, ""))
+      s->GetTypeAndShapeInferenceFunction()(ctx);
   };
 }
 
@@ -177,18 +178,29 @@ void softmax_cross_entropy(InferenceContext& ctx) {
   like_input(ctx, 0, 1);
 }
 
-}  // namespace
-
-std::vector<TrainingOpRule> gradient_op_rules() {
+// Elementwise gradients and the fused activations.
+std::vector<TrainingOpRule> activation_rules() {
   const auto first = copies({{0, 0}});
   return {
       // Elementwise gradients and activations: dX is shaped like dY / X.
-      {"ReluGrad", first}, {"GeluGrad", first}, {"FastGeluGrad", first},
-      {"BiasGeluGrad_dX", first}, {"BiasFastGeluGrad_dX", first}, {"SigmoidGrad", first},
-      {"TanhGrad", first}, {"QuickGeluGrad", first}, {"SoftmaxGrad", first},
-      {"SoftmaxGrad_13", first}, {"LogSoftmaxGrad", first}, {"LogSoftmaxGrad_13", first},
-      {"Gelu", first}, {"FastGelu", first}, {"BiasGelu", first}, {"QuickGelu", first},
-      {"DropoutGrad", first}, {"BitmaskDropoutGrad", first},
+      {"ReluGrad", first},
+      {"GeluGrad", first},
+      {"FastGeluGrad", first},
+      {"BiasGeluGrad_dX", first},
+      {"BiasFastGeluGrad_dX", first},
+      {"SigmoidGrad", first},
+      {"TanhGrad", first},
+      {"QuickGeluGrad", first},
+      {"SoftmaxGrad", first},
+      {"SoftmaxGrad_13", first},
+      {"LogSoftmaxGrad", first},
+      {"LogSoftmaxGrad_13", first},
+      {"Gelu", first},
+      {"FastGelu", first},
+      {"BiasGelu", first},
+      {"QuickGelu", first},
+      {"DropoutGrad", first},
+      {"BitmaskDropoutGrad", first},
       {"BiasDropout", copies({{0, 0}, {1, 0}})},
       {"BitmaskDropout",
        [](InferenceContext& ctx) {
@@ -199,6 +211,13 @@ std::vector<TrainingOpRule> gradient_op_rules() {
            set_output(ctx, 1, onnx::TensorProto::UINT32, {(n + 31) / 32});
          }
        }},
+  };
+}
+
+// Gradients with structure: normalisation, convolution, loss, scatter-style.
+std::vector<TrainingOpRule> structured_gradient_rules() {
+  const auto first = copies({{0, 0}});
+  return {
       // Normalisation gradients: dX like X (input 1), dScale/dBias like scale.
       {"LayerNormalizationGrad", copies({{0, 1}, {1, 2}, {2, 2}})},
       {"SimplifiedLayerNormalizationGrad", copies({{0, 1}, {1, 2}})},
@@ -246,8 +265,16 @@ std::vector<TrainingOpRule> gradient_op_rules() {
       {"GatherElementsGrad", [](InferenceContext& ctx) { shape_from_values(ctx, 1, 0, 0); }},
       {"SliceGrad", [](InferenceContext& ctx) { shape_from_values(ctx, 1, 0, 0); }},
       {"GatherNDGrad", [](InferenceContext& ctx) { shape_from_values(ctx, 0, 2, 0); }},
-      // The rest of what ONNX Runtime 1.19's gradient builders emit.
-      {"LeakyReluGrad", first}, {"FakeQuantGrad", first}, {"Trilu", first},
+  };
+}
+
+// The rest of what ONNX Runtime 1.19's gradient builders emit.
+std::vector<TrainingOpRule> further_gradient_rules() {
+  const auto first = copies({{0, 0}});
+  return {
+      {"LeakyReluGrad", first},
+      {"FakeQuantGrad", first},
+      {"Trilu", first},
       {"SoftmaxDropoutGrad", first},
       {"DivGrad", copies({{0, 1}, {1, 2}})},
       {"ResizeGrad", copies({{0, 1}})},
@@ -259,9 +286,16 @@ std::vector<TrainingOpRule> gradient_op_rules() {
       {"FlattenAndUnpad", flatten_and_unpad},
       {"PadAndUnflatten", pad_and_unflatten},
       {"ReduceSumTraining", as_onnx("ReduceSum", 13)},
-      {"NcclAllReduce", mirror}, {"PassThrough", mirror},
+      {"NcclAllReduce", mirror},
+      {"PassThrough", mirror},
       {"Send", flag({})},
-      // Forward ops of the ORTModule / CUDA fusions, should a graph carry them.
+  };
+}
+
+// Forward ops of the ORTModule / CUDA fusions, should a graph carry them.
+std::vector<TrainingOpRule> fusion_rules() {
+  const auto first = copies({{0, 0}});
+  return {
       {"ShrunkenGather", as_onnx("Gather", 13)},
       {"ScaledSum", first},
       {"FakeQuant",
@@ -269,7 +303,8 @@ std::vector<TrainingOpRule> gradient_op_rules() {
          like_input(ctx, 0, 0);
          if (auto d = known_dims(ctx, 0)) set_output(ctx, 1, onnx::TensorProto::BOOL, *d);
        }},
-      {"BitmaskBiasDropout", [](InferenceContext& ctx) {
+      {"BitmaskBiasDropout",
+       [](InferenceContext& ctx) {
          like_input(ctx, 0, 0);
          if (auto d = known_dims(ctx, 0)) {
            int64_t n = 1;
@@ -285,25 +320,46 @@ std::vector<TrainingOpRule> gradient_op_rules() {
        }},
       {"SoftmaxCrossEntropy", softmax_cross_entropy},
       {"SparseSoftmaxCrossEntropy", softmax_cross_entropy},
-      // Optimizer and accumulation blocks (onnxblock).
-      {"AdamWOptimizer", flag({1})}, {"SGDOptimizerV2", flag({})},
-      {"InplaceClipGradNorm", [](InferenceContext& ctx) {
+  };
+}
+
+// Optimizer and accumulation blocks (onnxblock) and their helpers.
+std::vector<TrainingOpRule> optimizer_rules() {
+  return {
+      {"AdamWOptimizer", flag({1})},
+      {"SGDOptimizerV2", flag({})},
+      {"InplaceClipGradNorm",
+       [](InferenceContext& ctx) {
          if (ctx.getNumInputs() > 0 && ctx.getInputType(0) != nullptr && ctx.getNumOutputs() > 0)
            ctx.getOutputType(0)->CopyFrom(*ctx.getInputType(0));
        }},
-      {"ReduceAllL2", [](InferenceContext& ctx) {
-         if (has_input(ctx, 0)) set_output(ctx, 0, ctx.getInputType(0)->tensor_type().elem_type(), {});
+      {"ReduceAllL2",
+       [](InferenceContext& ctx) {
+         if (has_input(ctx, 0))
+           set_output(ctx, 0, ctx.getInputType(0)->tensor_type().elem_type(), {});
        }},
       {"MixedPrecisionScale", mixed_precision_scale},
-      {"IsAllFinite", flag({})}, {"Group", flag({})},
-      {"IsFinite", [](InferenceContext& ctx) {
+      {"IsAllFinite", flag({})},
+      {"Group", flag({})},
+      {"IsFinite",
+       [](InferenceContext& ctx) {
          if (auto d = known_dims(ctx, 0)) set_output(ctx, 0, onnx::TensorProto::BOOL, *d);
        }},
-      {"View", [](InferenceContext& ctx) {
+      {"View",
+       [](InferenceContext& ctx) {
          for (size_t i = 0; i + 1 < ctx.getNumInputs(); ++i) shape_from_values(ctx, i + 1, 0, i);
        }},
   };
 }
 
+}  // namespace
+
+std::vector<TrainingOpRule> gradient_op_rules() {
+  std::vector<TrainingOpRule> all;
+  for (auto part : {activation_rules, structured_gradient_rules, further_gradient_rules,
+                    fusion_rules, optimizer_rules})
+    for (auto& rule : part()) all.push_back(std::move(rule));
+  return all;
+}
 
 }  // namespace memplan::ir

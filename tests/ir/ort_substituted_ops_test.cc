@@ -56,15 +56,22 @@ TEST(OrtSubstitutedOps, LayerNormalizationBelowOpset17HasStatistics) {
 
 TEST(OrtSubstitutedOps, LstmTrainingAndGrad) {
   ModelBuilder b(15);
-  add_input(b, "x", {7, 2, 5});    // [seq, batch, input]
-  add_input(b, "w", {1, 12, 5});   // [dirs, 4 * hidden, input]
+  add_input(b, "x", {7, 2, 5});   // [seq, batch, input]
+  add_input(b, "w", {1, 12, 5});  // [dirs, 4 * hidden, input]
   add_input(b, "r", {1, 12, 3});
   add_input(b, "bias", {1, 24});
   b.node("LSTMTraining", {"x", "w", "r", "bias"}, {"hall", "hf", "cf", "call", "iofc"}, "", kMs);
   b.node("Relu", {"hall"}, {"dhall"});
   b.node("LSTMGrad", {"x", "w", "r", "", "", "", "hall", "call", "iofc", "dhall"},
          {"dx", "dw", "dr", "db", "dh0", "dc0"}, "", kMs);
-  b.output("dx").output("dw").output("dr").output("db").output("dh0").output("dc0").output("hf").output("cf");
+  b.output("dx")
+      .output("dw")
+      .output("dr")
+      .output("db")
+      .output("dh0")
+      .output("dc0")
+      .output("hf")
+      .output("cf");
   Graph g = load(b);
   EXPECT_EQ(shape(g, "hall"), dims({7, 1, 2, 3}));
   EXPECT_EQ(shape(g, "hf"), dims({1, 2, 3}));

@@ -41,7 +41,8 @@ ModelBuilder split_heads_model() {
   b.node("Div", {"h", "heads"}, {"d"});  // scalar / [1] -> [1]
   b.node("Unsqueeze", {"b0", "axes0"}, {"ub"});
   b.node("Unsqueeze", {"s1", "axes0"}, {"us"});
-  auto& cat = b.node("ConcatTraining", {"ub", "us", "heads", "d"}, {"target", "lengths"}, "cat", kMs);
+  auto& cat =
+      b.node("ConcatTraining", {"ub", "us", "heads", "d"}, {"target", "lengths"}, "cat", kMs);
   test::set_int_attr(cat, "axis", 0);
   b.node("Reshape", {"x", "target"}, {"y"});
   b.node("Relu", {"y"}, {"z"});
@@ -69,10 +70,10 @@ TEST(ShapeFolding, FoldsInOrderAndReplacesNodesByInitializers) {
   // x's dims as inference would know them once batch and seq are bound.
   onnx::TypeProto x;
   x.mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
-  for (int64_t d : {3, 5, 32}) x.mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
-  const int folded = fold_small_constants(graph, [&](std::string_view name) {
-    return name == "x" ? &x : nullptr;
-  });
+  for (int64_t d : {3, 5, 32})
+    x.mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+  const int folded = fold_small_constants(
+      graph, [&](std::string_view name) { return name == "x" ? &x : nullptr; });
   EXPECT_EQ(folded, 8);  // everything but Reshape and Relu
   ASSERT_EQ(graph.node_size(), 2);
   EXPECT_EQ(graph.node(0).op_type(), "Reshape");
@@ -103,7 +104,8 @@ TEST(ShapeFolding, UnsizedTensorsAreReportedByOpTypeWithCounts) {
   } catch (const InputError& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("cannot size 3 tensor(s)"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("Mystery x2 (first 'm1' of node 'first_mystery')"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("Mystery x2 (first 'm1' of node 'first_mystery')"), std::string::npos)
+        << msg;
     EXPECT_NE(msg.find("Relu x1 (first 'r' of node 'relu')"), std::string::npos) << msg;
     EXPECT_LT(msg.find("Mystery"), msg.find("Relu")) << msg;
     EXPECT_EQ(msg.find('\n'), std::string::npos) << "one line";

@@ -29,10 +29,12 @@ TEST(TrainingOpShapes, ElementwiseGradsTakeTheirInputShape) {
 
 TEST(TrainingOpShapes, LayerNormGradShapesLikeXAndScale) {
   ModelBuilder b;
-  b.input("dy", {std::int64_t{4}, std::int64_t{16}}).input("x", {std::int64_t{4}, std::int64_t{16}});
+  b.input("dy", {std::int64_t{4}, std::int64_t{16}})
+      .input("x", {std::int64_t{4}, std::int64_t{16}});
   b.input("scale", {std::int64_t{16}}).input("mean", {std::int64_t{4}, std::int64_t{1}});
   b.input("inv", {std::int64_t{4}, std::int64_t{1}});
-  b.node("LayerNormalizationGrad", {"dy", "x", "scale", "mean", "inv"}, {"dx", "dscale", "dbias"}, "", kMs);
+  b.node("LayerNormalizationGrad", {"dy", "x", "scale", "mean", "inv"}, {"dx", "dscale", "dbias"},
+         "", kMs);
   b.output("dx").output("dscale").output("dbias");
   Graph g = load(b);
   EXPECT_EQ(shape(g, "dx"), (Shape{4, 16}));
@@ -42,7 +44,8 @@ TEST(TrainingOpShapes, LayerNormGradShapesLikeXAndScale) {
 
 TEST(TrainingOpShapes, FusedMatMulTransposesAndBroadcasts) {
   ModelBuilder b;
-  b.input("a", {std::int64_t{7}, std::int64_t{3}, std::int64_t{2}}).input("b", {std::int64_t{3}, std::int64_t{5}});
+  b.input("a", {std::int64_t{7}, std::int64_t{3}, std::int64_t{2}})
+      .input("b", {std::int64_t{3}, std::int64_t{5}});
   auto& n = b.node("FusedMatMul", {"a", "b"}, {"c"}, "", kMs);
   test::set_int_attr(n, "transA", 1);  // a: [7,3,2] -> [7,2,3]
   b.output("c");
@@ -53,9 +56,9 @@ TEST(TrainingOpShapes, LossAndAccumulator) {
   ModelBuilder b;
   b.input("logits", {std::int64_t{4}, std::int64_t{10}}).input("labels", {std::int64_t{4}}, 7);
   b.input("buf", {std::int64_t{10}}).input("g", {std::int64_t{10}});
-  test::set_string_attr(b.node("SoftmaxCrossEntropyLossInternal", {"logits", "labels"}, {"loss", "logp"}, "",
-                               kMs),
-                        "reduction", "mean");
+  test::set_string_attr(
+      b.node("SoftmaxCrossEntropyLossInternal", {"logits", "labels"}, {"loss", "logp"}, "", kMs),
+      "reduction", "mean");
   b.node("InPlaceAccumulatorV2", {"buf", "g"}, {"flag"}, "", kMs);
   b.output("loss").output("logp").output("flag");
   Graph g = load(b);
@@ -82,6 +85,20 @@ TEST(TrainingOpShapes, ConvGradAndGradNamingFallback) {
   EXPECT_EQ(shape(g, "w_grad"), (Shape{8, 3, 3, 3}));
   EXPECT_EQ(shape(g, "b_grad"), Shape{8});
   EXPECT_EQ(shape(g, "p_grad"), (Shape{1, 8, 8, 8}));
+}
+
+TEST(TrainingOpShapes, PartialGradientsTakeTheForwardShapeByName) {
+  ModelBuilder b;
+  b.input("p", {std::int64_t{2}, std::int64_t{5}}).input("dy", {std::int64_t{3}});
+  // Neither op has a rule; ONNX Runtime names partial gradients X_grad_<n>.
+  b.node("Unknown", {"dy"}, {"p_grad_0"}, "", "com.example");
+  b.node("Unknown", {"dy"}, {"p_grad_12"}, "", "com.example");
+  b.node("Sum", {"p_grad_0", "p_grad_12"}, {"p_grad"});
+  b.output("p_grad");
+  Graph g = load(b);
+  EXPECT_EQ(shape(g, "p_grad_0"), (Shape{2, 5}));
+  EXPECT_EQ(shape(g, "p_grad_12"), (Shape{2, 5}));
+  EXPECT_EQ(shape(g, "p_grad"), (Shape{2, 5}));
 }
 
 }  // namespace
