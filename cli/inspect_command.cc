@@ -79,7 +79,8 @@ ordered_json inspect_report(const ModelInputs& in) {
                        {"bytes", t.bytes},
                        {"shape", t.shape},
                        {"producer", g.node(t.producer).name},
-                       {"live_steps", liveness.last_use_step(activations[i]) - liveness.def_step(activations[i])}});
+                       {"live_steps", liveness.last_use_step(activations[i]) -
+                                          liveness.def_step(activations[i])}});
   }
   r["largest_activations"] = largest;
   r["costs"] = {{"source", in.costs.source},
@@ -99,8 +100,8 @@ void print_text(const ordered_json& r, std::ostream& out) {
     for (const auto& [k, v] : r["model"]["dims"].items()) out << " " << k << "=" << v;
     out << "\n";
   }
-  out << "nodes      " << r["nodes"] << " (" << r["forward_nodes"] << " forward, " << r["backward_nodes"]
-      << " backward)\n";
+  out << "nodes      " << r["nodes"] << " (" << r["forward_nodes"] << " forward, "
+      << r["backward_nodes"] << " backward)\n";
   out << "tensors    " << r["tensors"] << "\n";
   out << "loss       " << (r["loss"].is_null() ? "(none)" : r["loss"].get<std::string>()) << "\n";
   const auto& p = r["baseline_peak"];
@@ -126,8 +127,8 @@ void print_text(const ordered_json& r, std::ostream& out) {
         << a["producer"].get<std::string>() << "', live " << a["live_steps"] << " steps\n";
   }
   const auto& c = r["costs"];
-  out << "\ncompute    " << ir::human_seconds(c["iteration_seconds"].get<double>()) << " per iteration ("
-      << ir::human_seconds(c["forward_seconds"].get<double>()) << " forward, "
+  out << "\ncompute    " << ir::human_seconds(c["iteration_seconds"].get<double>())
+      << " per iteration (" << ir::human_seconds(c["forward_seconds"].get<double>()) << " forward, "
       << ir::human_seconds(c["backward_seconds"].get<double>()) << " backward) on "
       << c["device"].get<std::string>() << "; " << c["measured_nodes"] << " nodes measured, "
       << c["modelled_nodes"] << " modelled (" << c["source"].get<std::string>() << ")\n";
@@ -151,8 +152,9 @@ void add_inspect_command(CLI::App& app) {
   auto shapes = std::make_shared<bool>(false);
   opts->add_to(*cmd);
   cmd->add_flag("--json", *json, "Print the report as JSON");
-  cmd->add_flag("--shapes", *shapes,
-                "With --json: add every tensor's element type, shape and bytes (\"tensor_shapes\")");
+  cmd->add_flag(
+      "--shapes", *shapes,
+      "With --json: add every tensor's element type, shape and bytes (\"tensor_shapes\")");
   cmd->callback([opts, json, shapes] {
     ModelInputs in = load_inputs(*opts);
     print_warnings(in.warnings);
