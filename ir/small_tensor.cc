@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace memplan::ir {
 namespace {
@@ -117,8 +118,16 @@ void SmallTensor::set(std::size_t k, double v) {
   } else if (elem == TensorProto::BOOL) {
     ints[k] = v != 0.0 ? 1 : 0;
   } else {
-    ints[k] = static_cast<int64_t>(std::trunc(v));
+    ints[k] = saturating_int64(v);
   }
+}
+
+int64_t saturating_int64(double v) {
+  constexpr double kLimit = 9.2e18;  // just inside int64's range
+  if (std::isnan(v)) return 0;
+  if (v >= kLimit) return std::numeric_limits<int64_t>::max();
+  if (v <= -kLimit) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(std::trunc(v));
 }
 
 std::vector<int64_t> strides_of(const std::vector<int64_t>& dims) {

@@ -41,6 +41,10 @@ bool is_floating(int32_t elem);
 std::optional<SmallTensor> small_tensor_from_proto(const onnx::TensorProto& t);
 onnx::TensorProto small_tensor_to_proto(const SmallTensor& v, const std::string& name);
 
+// v truncated toward zero, saturated to int64's range (0 for NaN): what a
+// float-to-int cast gives without undefined behaviour on wild values.
+int64_t saturating_int64(double v);
+
 // Row-major strides of `dims`, and the element count they span.
 std::vector<int64_t> strides_of(const std::vector<int64_t>& dims);
 int64_t element_count(const std::vector<int64_t>& dims);
