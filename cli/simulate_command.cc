@@ -24,6 +24,7 @@
 #include "planner/chrome_trace.h"
 #include "planner/memory_plot_svg.h"
 #include "planner/plan_json.h"
+#include "planner/plan_search.h"
 #include "planner/plan_validator.h"
 #include "planner/scheduler.h"
 #include "planner/simulator.h"
@@ -135,23 +136,17 @@ WhatIf from_decisions(const SimulateOptions& o, const ModelInputs& in, std::uint
   } else {
     requested = read_decisions(graph, o.decisions);
   }
-  planner::ScheduleOptions options;
-  options.budget_bytes = budget;
-  planner::ScheduleResult sched = planner::make_schedule(graph, in.costs, requested, options);
+  // Scheduled as `plan` schedules: in the planning order, so a plan's own
+  // decisions reproduce its schedule.
+  planner::ScheduledDecisions sched =
+      planner::schedule_decisions(graph, in.costs, requested, budget);
 
   WhatIf w;
   planner::Plan& p = w.plan;
+  p = std::move(sched.plan);
   p.model_path = in.model.path;
   p.model_sha256 = in.model.sha256;
-  p.dims = graph.dims;
-  p.device = in.costs.device;
-  p.budget_bytes = budget;
   p.solver = {"what-if", "heuristic", 0, std::nullopt, 0};
-  p.node_seconds = in.costs.seconds;
-  p.tensor_bytes.reserve(graph.tensors().size());
-  for (const auto& t : graph.tensors()) p.tensor_bytes.push_back(t.bytes);
-  p.decisions = sched.applied.size() == graph.tensors().size() ? sched.applied : requested;
-  p.schedule = std::move(sched.schedule);
   for (ir::TensorId t = 0; t < graph.tensors().size(); ++t)
     if (requested[t] != planner::Decision::kKeep && p.decisions[t] == planner::Decision::kKeep)
       w.fell_back.push_back(graph.tensor(t).name);

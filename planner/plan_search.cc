@@ -6,6 +6,7 @@
 #include "ir/errors.h"
 #include "planner/baseline_plan.h"
 #include "planner/dtr_evictor.h"
+#include "planner/feasibility_fallback.h"
 #include "planner/plan_validator.h"
 #include "planner/planning_order.h"
 #include "planner/simulator.h"
@@ -24,8 +25,9 @@ struct Attempt {
   std::size_t rounds = 0;
 };
 
-Plan assemble(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req, const ScheduleResult& sched,
-              const solvers::Solution& sol, std::string_view solver_name) {
+Plan assemble(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
+              const ScheduleResult& sched, const solvers::Solution& sol,
+              std::string_view solver_name) {
   Plan plan;
   plan.model_path = req.model_path;
   plan.model_sha256 = req.model_sha256;
@@ -50,7 +52,8 @@ Plan assemble(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest&
 // A plan made on the planning graph, restated for the graph as given:
 // node ids mapped back, node_seconds in the graph's order, and the
 // baseline figures of the graph's own order.
-Plan to_original(const PlanningGraph& pg, Plan plan, const ir::Graph& g, const ir::NodeCosts& costs) {
+Plan to_original(const PlanningGraph& pg, Plan plan, const ir::Graph& g,
+                 const ir::NodeCosts& costs) {
   for (Step& st : plan.schedule)
     if (st.on_node()) st.id = pg.original[st.id];
   plan.node_seconds = costs.seconds;
@@ -58,8 +61,9 @@ Plan to_original(const PlanningGraph& pg, Plan plan, const ir::Graph& g, const i
   return plan;
 }
 
-ScheduleResult schedule_for(const ir::Graph& g, const ir::NodeCosts& costs, const std::vector<Decision>& decisions,
-                            std::uint64_t budget, std::optional<std::size_t> prefetch_window) {
+ScheduleResult schedule_for(const ir::Graph& g, const ir::NodeCosts& costs,
+                            const std::vector<Decision>& decisions, std::uint64_t budget,
+                            std::optional<std::size_t> prefetch_window) {
   ScheduleOptions o;
   o.budget_bytes = budget;
   if (prefetch_window) o.prefetch_window = *prefetch_window;
@@ -80,7 +84,8 @@ Attempt run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReq
     problem.budget_bytes = model_budget;
     solvers::SolverOptions so = base_options;
     so.simulate = [&](const std::vector<Decision>& choice) -> std::optional<double> {
-      auto s = schedule_for(g, costs, decisions_by_tensor(g, problem, choice), req.budget_bytes, std::nullopt);
+      auto s = schedule_for(g, costs, decisions_by_tensor(g, problem, choice), req.budget_bytes,
+                            std::nullopt);
       if (!s.fits) return std::nullopt;
       Plan trial;
       trial.node_seconds = costs.seconds;
@@ -91,11 +96,12 @@ Attempt run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReq
     };
     Attempt a;
     a.solution = solver.solve(problem, so);
-    a.schedule = schedule_for(g, costs, decisions_by_tensor(g, problem, a.solution.choice), req.budget_bytes,
-                              a.solution.prefetch_window);
+    a.schedule = schedule_for(g, costs, decisions_by_tensor(g, problem, a.solution.choice),
+                              req.budget_bytes, a.solution.prefetch_window);
     a.rounds = static_cast<std::size_t>(round) + 1;
     const bool better = !have || (a.schedule.fits && !best.schedule.fits) ||
-                        (!a.schedule.fits && !best.schedule.fits && a.schedule.peak_bytes < best.schedule.peak_bytes);
+                        (!a.schedule.fits && !best.schedule.fits &&
+                         a.schedule.peak_bytes < best.schedule.peak_bytes);
     if (better) {
       best = a;
       have = true;
@@ -107,6 +113,23 @@ Attempt run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReq
     if (cut >= model_budget) break;
     model_budget -= cut;
     if (req.interrupted != nullptr && *req.interrupted) break;
+  }
+  if (!best.schedule.fits) {
+    // Below the model's reach, above the floor: start from the floor's own
+    // assignment (see feasibility_fallback.h).
+    problem.budget_bytes = req.budget_bytes;
+    FallbackOptions fo;
+    fo.interrupted = req.interrupted;
+    if (auto f = fit_from_evict_all(g, costs, problem, req.budget_bytes, fo)) {
+      best.schedule = std::move(f->schedule);
+      best.solution.choice = std::move(f->choice);
+      if (best.solution.status == "infeasible") best.solution.status = "heuristic";
+      best.solution.note += (best.solution.note.empty() ? "" : "; ") +
+                            std::string(
+                                "the solver's plan did not fit; this one undoes evictions of the "
+                                "evict-all plan while it fits (") +
+                            std::to_string(f->schedules) + " schedules)";
+    }
   }
   best.plan = assemble(g, costs, req, best.schedule, best.solution, solver.name());
   return best;
@@ -122,8 +145,27 @@ std::vector<Decision> decisions_by_tensor(const ir::Graph& g, const solvers::Pro
   return d;
 }
 
-std::uint64_t smallest_reachable_peak(const ir::Graph& graph, const ir::NodeCosts& graph_costs, bool allow_swap,
-                                      bool allow_recompute) {
+ScheduledDecisions schedule_decisions(const ir::Graph& graph, const ir::NodeCosts& graph_costs,
+                                      const std::vector<Decision>& decisions,
+                                      std::uint64_t budget_bytes) {
+  const PlanningGraph pg = planning_graph(graph, graph_costs);
+  ScheduleResult sched = schedule_for(pg.graph, pg.costs, decisions, budget_bytes, std::nullopt);
+  PlanRequest req;
+  req.budget_bytes = budget_bytes;
+  solvers::Solution none;
+  none.status = "heuristic";
+  ScheduledDecisions out;
+  out.fits = sched.fits;
+  out.diagnosis = sched.diagnosis;
+  // Tensor ids are the planning graph's too: decisions carry over as they are.
+  if (sched.applied.size() != graph.tensors().size()) sched.applied = decisions;
+  out.plan = to_original(pg, assemble(pg.graph, pg.costs, req, sched, none, "what-if"), graph,
+                         graph_costs);
+  return out;
+}
+
+std::uint64_t smallest_reachable_peak(const ir::Graph& graph, const ir::NodeCosts& graph_costs,
+                                      bool allow_swap, bool allow_recompute) {
   const PlanningGraph pg = planning_graph(graph, graph_costs);
   const ir::Graph& g = pg.graph;
   const ir::NodeCosts& costs = pg.costs;
@@ -135,21 +177,16 @@ std::uint64_t smallest_reachable_peak(const ir::Graph& graph, const ir::NodeCost
   // residual chains swapping reaches lower: recomputing rebuilds the chain),
   // and take the lower of the two scheduled peaks.
   std::uint64_t best = UINT64_MAX;
-  for (Decision first : {Decision::kRecompute, Decision::kSwap}) {
-    std::vector<Decision> all(p.candidates.size(), Decision::kKeep);
-    for (std::size_t i = 0; i < all.size(); ++i) {
-      const auto& c = p.candidates[i];
-      bool can_first = first == Decision::kSwap ? c.can_swap : c.can_recompute;
-      bool can_other = first == Decision::kSwap ? c.can_recompute : c.can_swap;
-      Decision other = first == Decision::kSwap ? Decision::kRecompute : Decision::kSwap;
-      all[i] = can_first ? first : can_other ? other : Decision::kKeep;
-    }
-    best = std::min(best, schedule_for(g, costs, decisions_by_tensor(g, p, all), 0, std::nullopt).peak_bytes);
-  }
+  for (Decision first : {Decision::kRecompute, Decision::kSwap})
+    best =
+        std::min(best, schedule_for(g, costs, decisions_by_tensor(g, p, evict_all_choice(p, first)),
+                                    0, std::nullopt)
+                           .peak_bytes);
   return best;
 }
 
-PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& graph_costs, const PlanRequest& req) {
+PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& graph_costs,
+                        const PlanRequest& req) {
   const PlanningGraph pg = planning_graph(graph, graph_costs);
   const ir::Graph& g = pg.graph;
   const ir::NodeCosts& costs = pg.costs;
@@ -185,14 +222,16 @@ PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& graph_costs
     po.allow_recompute = req.allow_recompute;
     solvers::Problem p = solvers::build_problem(g, costs, req.budget_bytes, po);
     io.warm_start.assign(p.candidates.size(), Decision::kKeep);
-    for (std::size_t i = 0; i < p.candidates.size(); ++i) io.warm_start[i] = h.plan.decisions[p.candidates[i].tensor];
+    for (std::size_t i = 0; i < p.candidates.size(); ++i)
+      io.warm_start[i] = h.plan.decisions[p.candidates[i].tensor];
     auto ilp = solvers::make_solver("ilp");
     Attempt x = run_solver(g, costs, req, *ilp, io);
     bool x_fits = x.plan.predicted.peak_bytes <= req.budget_bytes;
     bool h_fits = h.plan.predicted.peak_bytes <= req.budget_bytes;
     // The ILP is optimal under the model, which only estimates the real
     // schedule: the plan that simulates faster wins.
-    if (x_fits && (!h_fits || x.plan.predicted.iteration_seconds < h.plan.predicted.iteration_seconds)) {
+    if (x_fits &&
+        (!h_fits || x.plan.predicted.iteration_seconds < h.plan.predicted.iteration_seconds)) {
       chosen = x;
       out.solver_used = "ilp";
     }
@@ -211,15 +250,17 @@ PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& graph_costs
   out.plan = to_original(pg, std::move(out.plan), graph, graph_costs);
   if (pg.hoisted > 0)
     out.note += (out.note.empty() ? "" : "; ") + std::to_string(pg.hoisted) +
-                " nodes issued earlier than the graph's order (shape reads, weight-gradient products, accumulators)";
+                " nodes issued earlier than the graph's order (shape reads, weight-gradient "
+                "products, accumulators)";
   out.fits = out.plan.predicted.peak_bytes <= req.budget_bytes;
   // Never hand out a plan that breaks a rule (the budget aside: callers
   // decide what an over-budget plan means).
   Plan check = out.plan;
   check.budget_bytes = std::max(check.budget_bytes, check.predicted.peak_bytes);
   Validation v = validate(graph, check);
-  if (!v.valid) throw InvalidPlanError("internal: the " + out.solver_used + " plan breaks a rule at step " +
-                                       std::to_string(v.step) + ": " + v.message);
+  if (!v.valid)
+    throw InvalidPlanError("internal: the " + out.solver_used + " plan breaks a rule at step " +
+                           std::to_string(v.step) + ": " + v.message);
   return out;
 }
 

@@ -30,20 +30,34 @@ struct PlanRequest {
 };
 
 struct PlanOutcome {
-  Plan plan;        // always valid under PLAN_FORMAT.md (validated)
-  bool fits = false;  // plan.predicted.peak_bytes <= budget
+  Plan plan;                // always valid under PLAN_FORMAT.md (validated)
+  bool fits = false;        // plan.predicted.peak_bytes <= budget
   std::string solver_used;  // for auto: which one won
   std::size_t rounds = 0;
   std::string note;  // solver notes, why it does not fit
 };
 
-PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& costs, const PlanRequest& request);
+PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& costs,
+                        const PlanRequest& request);
 
 // The smallest peak memplan can reach with the allowed options: every
 // candidate evicted (all recompute, or all swap, each falling back to the
 // other where not allowed), scheduled; the lower of the two.
-std::uint64_t smallest_reachable_peak(const ir::Graph& graph, const ir::NodeCosts& costs, bool allow_swap,
-                                      bool allow_recompute);
+std::uint64_t smallest_reachable_peak(const ir::Graph& graph, const ir::NodeCosts& costs,
+                                      bool allow_swap, bool allow_recompute);
+
+// Given decisions by TensorId (the what-if of `memplan simulate`): the
+// schedule made as `plan` makes it, in the planning order, restated for the
+// graph as given. The plan has no model path, hash or solver set; `fits`
+// and `diagnosis` are the scheduler's.
+struct ScheduledDecisions {
+  Plan plan;
+  bool fits = false;
+  std::string diagnosis;
+};
+ScheduledDecisions schedule_decisions(const ir::Graph& graph, const ir::NodeCosts& costs,
+                                      const std::vector<Decision>& decisions,
+                                      std::uint64_t budget_bytes);
 
 // Decisions by TensorId from a solver's choice per candidate.
 std::vector<Decision> decisions_by_tensor(const ir::Graph& graph, const solvers::Problem& problem,

@@ -202,6 +202,29 @@ TEST(SimulateCli, OverBudgetExitsThreeAndStillWritesOutputs) {
   EXPECT_GT(svg_plan_vertices(svg), 2);
 }
 
+// A plan's own decisions, simulated, give the plan back: the what-if is
+// scheduled in the same planning order as `plan` (GPT-2's backward reads
+// shapes early, which moves its peak).
+TEST(SimulateCli, APlansDecisionsReproduceItsPeakAndTime) {
+  const std::string model = std::string(MEMPLAN_SOURCE_DIR) + "/examples/gpt2_small.training.onnx";
+  const std::string dims = " --dim batch=8 --dim seq=512";
+  const std::string out = test::temp_path("reproduce");
+  auto planned = run_memplan("plan " + model + dims + " --budget 60% --solver greedy -q -o " + out);
+  ASSERT_EQ(planned.exit_code, 0) << planned.err;
+  const json plan = json::parse(slurp(out + "/plan.json"));
+  json decisions = {{"swap", json::array()}, {"recompute", json::array()}};
+  for (const auto& t : plan["tensors"])
+    if (t["decision"] != "keep") decisions[t["decision"].get<std::string>()].push_back(t["name"]);
+  ASSERT_GT(decisions["swap"].size() + decisions["recompute"].size(), 0u);
+  const json sim = simulate_json(model + dims + " --budget " +
+                                 std::to_string(plan["budget_bytes"].get<std::uint64_t>()) +
+                                 "B --decisions " + decisions_file(decisions));
+  EXPECT_TRUE(sim["fits"].get<bool>());
+  EXPECT_EQ(sim["peak"]["bytes"], plan["predicted"]["peak_bytes"]);
+  EXPECT_DOUBLE_EQ(sim["iteration"]["seconds"].get<double>(),
+                   plan["predicted"]["iteration_seconds"].get<double>());
+}
+
 struct BadCase {
   const char* label;
   std::string decisions;  // file contents
