@@ -8,13 +8,20 @@ namespace memplan::ir {
 
 std::string_view to_string(TensorClass c) {
   switch (c) {
-    case TensorClass::kParameter: return "parameter";
-    case TensorClass::kInput: return "input";
-    case TensorClass::kActivation: return "activation";
-    case TensorClass::kGradient: return "gradient";
-    case TensorClass::kOptimizerState: return "optimizer_state";
-    case TensorClass::kTemporary: return "temporary";
-    case TensorClass::kOutput: return "output";
+    case TensorClass::kParameter:
+      return "parameter";
+    case TensorClass::kInput:
+      return "input";
+    case TensorClass::kActivation:
+      return "activation";
+    case TensorClass::kGradient:
+      return "gradient";
+    case TensorClass::kOptimizerState:
+      return "optimizer_state";
+    case TensorClass::kTemporary:
+      return "temporary";
+    case TensorClass::kOutput:
+      return "output";
   }
   return "temporary";
 }
@@ -42,6 +49,11 @@ bool Node::is_random() const {
   return false;
 }
 
+TensorId Node::dropout_mask() const {
+  const bool onnx_dropout = (domain.empty() || domain == "ai.onnx") && op_type == "Dropout";
+  return onnx_dropout && outputs.size() == 2 ? outputs[1] : kNoTensor;
+}
+
 TensorId Graph::add_tensor(std::string name) {
   if (tensor_index_.count(name) != 0) throw InputError("tensor '" + name + "' declared twice");
   auto id = static_cast<TensorId>(tensors_.size());
@@ -64,8 +76,8 @@ NodeId Graph::add_node(Node node) {
   for (TensorId out : node.outputs) {
     Tensor& t = tensors_.at(out);
     if (t.producer != kNoNode)
-      throw InputError("tensor '" + t.name + "' is made by two nodes: '" +
-                       nodes_[t.producer].name + "' and '" + node.name + "'");
+      throw InputError("tensor '" + t.name + "' is made by two nodes: '" + nodes_[t.producer].name +
+                       "' and '" + node.name + "'");
     if (t.is_graph_input || t.is_initializer)
       throw InputError("node '" + node.name + "' writes graph input '" + t.name + "'");
     t.producer = id;

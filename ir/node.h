@@ -12,7 +12,7 @@ namespace memplan::ir {
 // and graph attributes stay in the ONNX model.
 struct Attributes {
   std::map<std::string, std::vector<std::int64_t>, std::less<>> ints;  // INT and INTS
-  std::map<std::string, std::vector<double>, std::less<>> floats;       // FLOAT and FLOATS
+  std::map<std::string, std::vector<double>, std::less<>> floats;      // FLOAT and FLOATS
   std::map<std::string, std::string, std::less<>> strings;
 
   std::int64_t int_or(std::string_view key, std::int64_t fallback) const;
@@ -30,8 +30,16 @@ struct Node {
   bool is_forward = false;  // the loss depends on it (see ForwardBackwardSplit)
 
   // Output differs between runs given the same inputs (Dropout in training
-  // without a seed, Random*, Bernoulli, Multinomial): never recomputed.
+  // without a seed, Random*, Bernoulli, Multinomial).
   bool is_random() const;
+  // A Dropout (default domain) that outputs its mask: y = x * mask / (1 -
+  // ratio) again, bit for bit, from x and that mask (what DropoutGrad
+  // computes), so y can be recomputed although the node is random, while
+  // the mask is resident. kNoTensor for every other node.
+  TensorId dropout_mask() const;
+  // Recomputing the node gives back the values it made: not random, or a
+  // Dropout recomputed from its mask.
+  bool reproducible() const { return !is_random() || dropout_mask() != kNoTensor; }
 };
 
 }  // namespace memplan::ir

@@ -42,6 +42,16 @@ void check_plan_matches(const ir::Graph& graph, const planner::Plan& plan,
     throw InvalidPlanError("the plan's alias_of is broken: " + why);
 }
 
+constexpr std::string_view kMsDomain = "com.microsoft";
+
+void import_domain(onnx::ModelProto& model, std::string_view domain, std::int64_t version) {
+  for (const auto& o : model.opset_import())
+    if (o.domain() == domain) return;
+  auto* o = model.add_opset_import();
+  o->set_domain(std::string(domain));
+  o->set_version(version);
+}
+
 // The version of the default ONNX domain, for schema look-ups.
 int default_opset_version(const onnx::ModelProto& model) {
   for (const auto& op : model.opset_import())
@@ -104,6 +114,7 @@ class Rewriter {
     if (options.copy_value_info) add_value_info(*g);
     if (summary_.swap_outs > 0) define_swap_function(out, kSwapOutOp);
     if (summary_.swap_ins > 0) define_swap_function(out, kSwapInOp);
+    if (uses_ms_domain_) import_domain(out, kMsDomain, 1);
     PlanSummary summary = summarize_plan(plan_, plan_sha256);
     summary.swap_outs = summary_.swap_outs;
     summary.swap_ins = summary_.swap_ins;
@@ -126,8 +137,25 @@ class Rewriter {
 
   void compute(ir::NodeId n) { *nodes_.Add() = clone(n); }
 
+  // A Dropout is remade as ONNX Runtime's DropoutGrad(x, mask, ratio,
+  // training_mode) = x * mask / (1 - ratio): its forward output, bit for
+  // bit, from the kept mask instead of a fresh draw.
+  onnx::NodeProto dropout_from_mask(ir::NodeId n) {
+    const onnx::NodeProto forward = clone(n);
+    onnx::NodeProto node;
+    node.set_op_type("DropoutGrad");
+    node.set_domain(std::string(kMsDomain));
+    node.add_input(forward.input(0));
+    node.add_input(current_[graph_.node(n).dropout_mask()]);
+    for (int i = 1; i < forward.input_size(); ++i) node.add_input(forward.input(i));
+    node.add_output(forward.output(0));
+    uses_ms_domain_ = true;
+    return node;
+  }
+
   void recompute(ir::NodeId n) {
-    onnx::NodeProto node = clone(n);
+    onnx::NodeProto node =
+        graph_.node(n).dropout_mask() != ir::kNoTensor ? dropout_from_mask(n) : clone(n);
     const std::string& name = graph_.node(n).name;
     node.set_name(node_names_.take(name, "_recompute"));
     node.set_doc_string(std::string(kRecomputeDoc) + name);
@@ -242,6 +270,7 @@ class Rewriter {
   std::unordered_map<std::string, std::string> renamed_from_;  // new name -> original tensor
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes_;
   std::vector<std::size_t> clones_;  // indices of recompute clones in nodes_
+  bool uses_ms_domain_ = false;      // a DropoutGrad clone was written
   PlanSummary summary_;              // step counts only
 };
 

@@ -52,10 +52,13 @@ class UndoSearch {
   int schedules() const { return schedules_; }
 
  private:
+  // Interrupted, the search still runs a little: the plan written on
+  // Ctrl-C should fit when it can.
   bool exhausted() const {
-    return schedules_ >= options_.max_schedules ||
-           (options_.interrupted != nullptr && *options_.interrupted);
+    const bool interrupted = options_.interrupted != nullptr && *options_.interrupted;
+    return schedules_ >= (interrupted ? kInterruptedSchedules : options_.max_schedules);
   }
+  static constexpr int kInterruptedSchedules = 16;
 
   const ir::Graph& g_;
   const ir::NodeCosts& costs_;

@@ -57,6 +57,15 @@ void cut_segments(TensorPlan& p, const std::vector<ir::NodeId>* splits) {
   p.segment_begin.erase(std::unique(extra, p.segment_begin.end()), p.segment_begin.end());
 }
 
+// Whether a recompute of `x` gives back its values: its producer is not
+// random, or is a Dropout whose mask is kept (plan_reloads then keeps the
+// mask resident up to every recompute of the Dropout).
+bool recomputable(const std::vector<Decision>& requested, const ir::Node& producer) {
+  if (!producer.is_random()) return true;
+  const ir::TensorId mask = producer.dropout_mask();
+  return mask != ir::kNoTensor && (mask >= requested.size() || requested[mask] == Decision::kKeep);
+}
+
 }  // namespace
 
 std::vector<Decision> applicable_decisions(const ir::Graph& graph,
@@ -67,8 +76,9 @@ std::vector<Decision> applicable_decisions(const ir::Graph& graph,
     const Decision d = t < requested.size() ? requested[t] : Decision::kKeep;
     const ir::Tensor& x = tensors[t];
     if (d == Decision::kKeep || is_pinned(x)) continue;
-    // A random node would not reproduce the same values.
-    if (d == Decision::kRecompute && graph.node(x.producer).is_random()) continue;
+    // A random node would not reproduce the same values; a Dropout does
+    // from its kept mask.
+    if (d == Decision::kRecompute && !recomputable(requested, graph.node(x.producer))) continue;
     // Whether anything reads it after its eviction is settled by
     // plan_reloads: a recompute chain may read a tensor no backward node does.
     applied[t] = d;
@@ -92,6 +102,8 @@ ReloadPlan plan_reloads(const ir::Graph& graph, const std::vector<Decision>& app
     if (p.applied != Decision::kKeep) {
       p.evict_after = evict_point(graph, x);
     } else if (!p.pinned && !graph.node(x.producer).is_random()) {
+      // (A Dropout's output is not remade for a chain: only by a decision,
+      // which checks its mask.)
       // Freed where the baseline frees it; remade if a chain needs it later.
       p.reload = Decision::kRecompute;
       p.evict_after = x.consumers.empty() ? x.producer : x.consumers.back();
@@ -123,6 +135,9 @@ ReloadPlan plan_reloads(const ir::Graph& graph, const std::vector<Decision>& app
     std::sort(turns.begin(), turns.end());
     turns.erase(std::unique(turns.begin(), turns.end()), turns.end());
     inputs = node.inputs;
+    // A Dropout is remade from its mask: the mask is read at every turn too,
+    // so it stays resident (or comes back) until the last one.
+    if (node.dropout_mask() != ir::kNoTensor) inputs.push_back(node.dropout_mask());
     std::sort(inputs.begin(), inputs.end());
     inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
     for (ir::NodeId turn : turns)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <string>
 
 #include "ir/errors.h"
@@ -106,6 +107,29 @@ IlpModel build_ilp_model(const Problem& p) {
   return m;
 }
 
+double cut_slack(const LinkCut& cut) {
+  return std::max(0.0, std::accumulate(cut.seconds.begin(), cut.seconds.end(), 0.0) - cut.capacity);
+}
+
+namespace {
+
+// Per candidate, its coefficients in the cut rows, in row order.
+std::vector<std::vector<std::pair<int, double>>> cut_entries(const IlpModel& m,
+                                                             std::size_t candidates, double scale) {
+  std::vector<std::vector<std::pair<int, double>>> by_candidate(candidates);
+  for (std::size_t k = 0; k < m.link_cuts.size(); ++k) {
+    const LinkCut& cut = m.link_cuts[k];
+    for (std::size_t i = 0; i < cut.members.size(); ++i) {
+      double v = cut.seconds[i];
+      if (cut.members[i] == cut.last) v += cut_slack(cut);
+      by_candidate[cut.members[i]].emplace_back(static_cast<int>(k), -v * scale);
+    }
+  }
+  return by_candidate;
+}
+
+}  // namespace
+
 IlpArrays ilp_arrays(const IlpModel& m, const Problem& p) {
   constexpr double kInf = std::numeric_limits<double>::max();
   const double scale = m.seconds_scale;
@@ -113,8 +137,11 @@ IlpArrays ilp_arrays(const IlpModel& m, const Problem& p) {
   const int n_bin = static_cast<int>(m.columns.size());
   const int n_choice = static_cast<int>(m.one_choice.size());
   const int row_out = n_choice, row_in = n_choice + 1, first_memory = n_choice + 2;
-  a.cols = n_bin + 2;
-  a.rows = first_memory + static_cast<int>(m.memory_lower.size());
+  const int first_cut = first_memory + static_cast<int>(m.memory_lower.size());
+  const int n_cuts = static_cast<int>(m.link_cuts.size());
+  a.cols = n_bin + 2 + n_cuts;
+  a.rows = first_cut + n_cuts;
+  const auto cuts = cut_entries(m, p.candidates.size(), scale);
 
   std::vector<int> choice_row(n_bin, -1);
   for (int k = 0; k < n_choice; ++k) {
@@ -122,7 +149,8 @@ IlpArrays ilp_arrays(const IlpModel& m, const Problem& p) {
     choice_row[m.one_choice[k].second] = k;
   }
   // Size everything once: the point is to never reallocate.
-  std::size_t nnz = 2 * n_choice + 2 + m.nonzeros();
+  std::size_t nnz = 2 * n_choice + 2 + m.nonzeros() + static_cast<std::size_t>(n_cuts);
+  for (const auto& cut : m.link_cuts) nnz += cut.members.size();
   for (const auto& c : m.columns) nnz += c.choice == Decision::kSwap ? 2 : 0;
   if (nnz > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw InputError("the ILP has " + std::to_string(nnz) +
@@ -148,13 +176,19 @@ IlpArrays ilp_arrays(const IlpModel& m, const Problem& p) {
       put(row_in, -p.candidates[c.candidate].swap_in_seconds * scale);
     }
     for (int r = c.first_row; r < c.end_row; ++r) put(first_memory + r, c.mib);
+    if (c.choice == Decision::kSwap)
+      for (const auto& [k, v] : cuts[c.candidate]) put(first_cut + k, v);
   }
   a.starts.push_back(static_cast<int>(a.index.size()));
   put(row_out, 1.0);
   a.starts.push_back(static_cast<int>(a.index.size()));
   put(row_in, 1.0);
+  for (int k = 0; k < n_cuts; ++k) {
+    a.starts.push_back(static_cast<int>(a.index.size()));
+    put(first_cut + k, 1.0);
+  }
   a.starts.push_back(static_cast<int>(a.index.size()));
-  a.col_upper[n_bin] = a.col_upper[n_bin + 1] = kInf;
+  for (int j = n_bin; j < a.cols; ++j) a.col_upper[j] = kInf;
 
   a.row_lower.assign(a.rows, -kInf);
   a.row_upper.assign(a.rows, kInf);
@@ -163,6 +197,10 @@ IlpArrays ilp_arrays(const IlpModel& m, const Problem& p) {
   a.row_lower[row_in] = -p.backward_seconds * scale;
   for (std::size_t r = 0; r < m.memory_lower.size(); ++r)
     a.row_lower[first_memory + r] = m.memory_lower[r];
+  for (int k = 0; k < n_cuts; ++k) {
+    const LinkCut& cut = m.link_cuts[static_cast<std::size_t>(k)];
+    a.row_lower[first_cut + k] = -(cut.capacity + cut_slack(cut)) * scale;
+  }
   return a;
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "solvers/decision.h"
+#include "solvers/link_queue.h"
 #include "solvers/problem.h"
 
 namespace memplan::solvers {
@@ -30,6 +31,9 @@ struct IlpModel {
   // Times in microseconds: Cbc's tolerances are absolute, and overheads of
   // a few hundred microseconds would vanish inside them in seconds.
   double seconds_scale = 1e6;
+  // Queueing cuts (link_queue.h), added round by round from replays of the
+  // ILP's own answers: each a row and a continuous wait column.
+  std::vector<LinkCut> link_cuts;
   bool infeasible = false;  // some step cannot be brought under budget at all
   std::int64_t infeasible_step = -1;
   std::size_t nonzeros() const;  // entries of the memory rows
@@ -42,8 +46,9 @@ IlpModel build_ilp_model(const Problem& problem);
 
 // The whole program as column-major (CSC) arrays, so a solver loads it in
 // one call instead of growing a matrix row by row. Rows: the one_choice
-// rows, the d2h then the h2d link row, then the memory rows; columns: the
-// binaries, then e_out and e_in. Row indices ascend within every column.
+// rows, the d2h then the h2d link row, the memory rows, then one row per
+// link cut; columns: the binaries, then e_out and e_in, then one wait per
+// link cut. Row indices ascend within every column.
 struct IlpArrays {
   int rows = 0;
   int cols = 0;
@@ -57,5 +62,10 @@ struct IlpArrays {
 // Throws InputError when the program has more entries than an int counts
 // (the caller coarsens long before that).
 IlpArrays ilp_arrays(const IlpModel& model, const Problem& problem);
+
+// A cut's row: sum(seconds x) + slack * x_last - wait <= capacity + slack,
+// where slack = the most the members could overrun, so the row binds only
+// when `last` is swapped.
+double cut_slack(const LinkCut& cut);
 
 }  // namespace memplan::solvers

@@ -7,12 +7,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <string>
 
 #include "solvers/coarsen.h"
 #include "solvers/greedy_solver.h"
 #include "solvers/ilp_model.h"
+#include "solvers/link_queue.h"
 #include "solvers/model_eval.h"
 
 namespace memplan::solvers {
@@ -120,6 +122,27 @@ Solution incumbent_only(const Problem& problem, const SolverOptions& options,
   return out;
 }
 
+// The given assignment as Cbc's incumbent, if it fits: its binaries, link
+// excesses and link-cut waits, at its objective.
+void set_warm_start(CbcModel& model, const IlpModel& m, const Problem& problem, const std::vector<Decision>& start) {
+  const int n_bin = static_cast<int>(m.columns.size());
+  const int n_cols = n_bin + 2 + static_cast<int>(m.link_cuts.size());
+  const double scale = m.seconds_scale;
+  const ModelEval e = evaluate(problem, start);
+  if (!e.fits) return;
+  std::vector<double> x(static_cast<std::size_t>(n_cols), 0.0);
+  for (int j = 0; j < n_bin; ++j) x[j] = start[m.columns[j].candidate] == m.columns[j].choice ? 1.0 : 0.0;
+  x[n_bin] = e.link_out_excess * scale;
+  x[n_bin + 1] = e.link_in_excess * scale;
+  double waits = 0;
+  for (std::size_t k = 0; k < m.link_cuts.size(); ++k) {
+    const double w = m.link_cuts[k].delay(start);
+    x[static_cast<std::size_t>(n_bin + 2) + k] = w * scale;
+    waits += w;
+  }
+  model.setBestSolution(x.data(), n_cols, (e.overhead_seconds + waits) * scale, true);
+}
+
 Solution solve_exact(const Problem& problem, const IlpModel& m, const SolverOptions& options,
                      const Deadline& deadline) {
   Solution out;
@@ -150,7 +173,6 @@ Solution solve_exact(const Problem& problem, const IlpModel& m, const SolverOpti
   if (deadline.left() <= 0) return out_of_time("building the model");
 
   const int n_bin = static_cast<int>(m.columns.size());
-  const int col_out = n_bin, col_in = n_bin + 1, n_cols = n_bin + 2;
   const double kScale = m.seconds_scale;
   OsiClpSolverInterface lp;
   {
@@ -171,17 +193,7 @@ Solution solve_exact(const Problem& problem, const IlpModel& m, const SolverOpti
   Progress progress(options.progress, options.interrupted, deadline, &stopped_on_time);
   model.passInEventHandler(&progress);
 
-  // Warm start: the given assignment as an incumbent, if it is feasible.
-  const bool warm = options.warm_start.size() == problem.candidates.size();
-  if (warm) {
-    std::vector<double> x(n_cols, 0.0);
-    for (int j = 0; j < n_bin; ++j)
-      x[j] = options.warm_start[m.columns[j].candidate] == m.columns[j].choice ? 1.0 : 0.0;
-    ModelEval e = evaluate(problem, options.warm_start);
-    x[col_out] = e.link_out_excess * kScale;
-    x[col_in] = e.link_in_excess * kScale;
-    if (e.fits) model.setBestSolution(x.data(), n_cols, e.overhead_seconds * kScale, true);
-  }
+  if (options.warm_start.size() == problem.candidates.size()) set_warm_start(model, m, problem, options.warm_start);
 
   // Cbc gets what the setup left of the limit.
   const double left = deadline.left();
@@ -190,7 +202,12 @@ Solution solve_exact(const Problem& problem, const IlpModel& m, const SolverOpti
   std::string threads = std::to_string(std::max(1, options.threads));
   const char* argv[] = {"memplan-ilp",   "-timeMode", "elapsed", "-sec",   secs.c_str(), "-threads",
                         threads.c_str(), "-log",      "0",       "-solve", "-quit"};
+  // CbcMain1 installs a SIGINT handler of its own and leaves it there: put
+  // back the caller's, so that an interrupt between link-cut rounds reaches it.
+  struct sigaction callers_handler {};
+  sigaction(SIGINT, nullptr, &callers_handler);
   CbcMain1(static_cast<int>(sizeof(argv) / sizeof(argv[0])), argv, model);
+  sigaction(SIGINT, &callers_handler, nullptr);
   // CbcMain1 installs its own SIGINT handler; an interrupt then shows as
   // secondary status 5 (stopped on event) rather than in our flag.
   if (model.secondaryStatus() == 5 && !stopped_on_time && options.interrupted != nullptr)
@@ -212,11 +229,13 @@ Solution solve_exact(const Problem& problem, const IlpModel& m, const SolverOpti
       if (best[j] > 0.5) out.choice[m.columns[j].candidate] = m.columns[j].choice;
   }
   ModelEval e = evaluate(problem, out.choice);
-  out.objective_seconds = e.overhead_seconds;
-  if (has_bound) out.bound_seconds = std::max(0.0, std::min(bound, e.overhead_seconds));
+  double waits = 0;
+  for (const LinkCut& cut : m.link_cuts) waits += cut.delay(out.choice);
+  out.objective_seconds = e.overhead_seconds + waits;
+  if (has_bound) out.bound_seconds = std::max(0.0, std::min(bound, out.objective_seconds));
   if (model.isProvenOptimal() && best != nullptr) {
     out.status = "optimal";
-    out.bound_seconds = e.overhead_seconds;
+    out.bound_seconds = out.objective_seconds;
   } else if (model.isProvenInfeasible() || !e.fits) {
     out.status = "infeasible";
   } else {
@@ -224,6 +243,50 @@ Solution solve_exact(const Problem& problem, const IlpModel& m, const SolverOpti
   }
   out.note = size;
   return finish(out);
+}
+
+// Solves, replays the answer's copies through the link queues, adds a cut
+// for each late copy and solves again (warm-started from the last answer)
+// until the replay finds no copy later than the cuts already charge, or
+// the rounds or the time run out. Cuts only ever add rows, so each round's
+// answer is feasible for the next.
+Solution solve_with_link_cuts(const Problem& problem, IlpModel& m, const SolverOptions& options,
+                              const Deadline& deadline) {
+  constexpr int kMaxRounds = 8;
+  const LinkCopies copies = link_copies(problem);
+  const double tolerance = std::max(1e-6, 1e-4 * problem.baseline_seconds);
+  SolverOptions round_options = options;
+  Solution out;
+  int rounds = 0;
+  for (; rounds < kMaxRounds; ++rounds) {
+    // Each round gets half of what is left, the last all of it: a first
+    // round that spent the whole limit would leave no time to act on its cuts.
+    const double share = rounds + 1 < kMaxRounds ? 0.5 * deadline.left() : deadline.left();
+    const Deadline round_deadline{Clock::now(), share};
+    out = solve_exact(problem, m, round_options, round_deadline);
+    if (out.status == "infeasible" || deadline.left() <= 0.05 * deadline.limit_seconds) break;
+    if (options.interrupted != nullptr && *options.interrupted) break;  // SIGINT: the answer so far
+    std::size_t added = 0;
+    for (LinkCut& cut : late_copy_cuts(copies, out.choice, tolerance)) {
+      // A cut on the same copy that already charges this much adds nothing.
+      const bool known =
+          std::any_of(m.link_cuts.begin(), m.link_cuts.end(), [&](const LinkCut& have) {
+            return have.to_device == cut.to_device && have.last == cut.last &&
+                   have.delay(out.choice) + tolerance >= cut.delay(out.choice);
+          });
+      if (known) continue;
+      m.link_cuts.push_back(std::move(cut));
+      ++added;
+    }
+    if (added == 0) break;
+    round_options.warm_start = out.choice;
+  }
+  if (!m.link_cuts.empty())
+    out.note += "; " + std::to_string(m.link_cuts.size()) + " link-queue cuts in " +
+                std::to_string(rounds + 1) + " rounds, replayed queue delay " +
+                std::to_string(queue_delay(copies, out.choice) * 1e3) + " ms";
+  out.solve_seconds = deadline.elapsed();
+  return out;
 }
 
 }  // namespace
@@ -246,7 +309,7 @@ Solution IlpSolver::solve(const Problem& problem, const SolverOptions& options) 
   if (binaries <= max_binaries_) {
     IlpModel m = build_ilp_model(problem);
     if (m.nonzeros() <= max_nonzeros || m.infeasible || m.memory_lower.empty())
-      return solve_exact(problem, m, options, deadline);
+      return solve_with_link_cuts(problem, m, options, deadline);
     groups = fewer_groups(problem.candidates.size(), m.nonzeros());
     why = std::to_string(m.nonzeros()) + " nonzeros > " + std::to_string(max_nonzeros);
   }

@@ -11,7 +11,8 @@ namespace {
 // prefix[s] = compute time of the steps before s in the baseline order.
 std::vector<double> prefix_times(const ir::NodeCosts& costs) {
   std::vector<double> prefix(costs.seconds.size() + 1, 0.0);
-  for (std::size_t i = 0; i < costs.seconds.size(); ++i) prefix[i + 1] = prefix[i] + costs.seconds[i];
+  for (std::size_t i = 0; i < costs.seconds.size(); ++i)
+    prefix[i + 1] = prefix[i] + costs.seconds[i];
   return prefix;
 }
 
@@ -23,16 +24,46 @@ double chain_seconds(const ir::Graph& g, const ir::NodeCosts& costs, const ir::L
   const ir::Tensor& x = g.tensor(t);
   if (x.producer == ir::kNoNode || depth_left <= 0) return -1;
   const ir::Node& p = g.node(x.producer);
-  if (p.is_random()) return -1;
+  if (!p.reproducible()) return -1;
+  auto resident_at = [&](ir::TensorId u) {
+    return live.pinned(u) || (live.def_step(u) < at && live.free_step(u) >= at);
+  };
+  // A Dropout is remade from its mask, which must still be there.
+  if (const ir::TensorId mask = p.dropout_mask(); mask != ir::kNoTensor && !resident_at(mask))
+    return -1;
   double total = costs.seconds[x.producer];
   for (ir::TensorId in : p.inputs) {
-    bool resident_at = live.pinned(in) || (live.def_step(in) < at && live.free_step(in) >= at);
-    if (resident_at) continue;
+    if (resident_at(in)) continue;
     double more = chain_seconds(g, costs, live, in, at, depth_left - 1);
     if (more < 0) return -1;
     total += more;
   }
   return total;
+}
+
+// The first backward reader of `t`, or -1.
+std::int64_t first_backward_reader(const ir::Graph& g, ir::TensorId t) {
+  for (ir::NodeId r : g.tensor(t).consumers)
+    if (!g.node(r).is_forward) return r;
+  return -1;
+}
+
+// Dropout masks that recomputing the Dropout's output reads: they stay on
+// the device (a mask is a quarter of the float32 output it rebuilds), so a
+// recompute never waits for one.
+std::vector<bool> masks_held_for_recompute(const ir::Graph& g, const ir::NodeCosts& costs,
+                                           const ir::Liveness& live,
+                                           const ProblemOptions& options) {
+  std::vector<bool> held(g.tensors().size(), false);
+  if (!options.allow_recompute) return held;
+  for (const ir::Node& n : g.nodes()) {
+    const ir::TensorId mask = n.dropout_mask();
+    if (mask == ir::kNoTensor) continue;
+    const std::int64_t k = first_backward_reader(g, n.outputs[0]);
+    if (k >= 0 && chain_seconds(g, costs, live, n.outputs[0], k, options.max_recompute_chain) >= 0)
+      held[mask] = true;
+  }
+  return held;
 }
 
 }  // namespace
@@ -60,9 +91,11 @@ Problem build_problem(const ir::Graph& g, const ir::NodeCosts& costs, std::uint6
     return prefix[static_cast<std::size_t>(to_step)] - prefix[static_cast<std::size_t>(from_step)];
   };
 
+  const std::vector<bool> held = masks_held_for_recompute(g, costs, live, options);
   for (ir::TensorId t = 0; t < g.tensors().size(); ++t) {
     const ir::Tensor& x = g.tensor(t);
-    if (x.cls != ir::TensorClass::kActivation || x.bytes < options.min_bytes || x.producer == ir::kNoNode)
+    if (x.cls != ir::TensorClass::kActivation || x.bytes < options.min_bytes ||
+        x.producer == ir::kNoNode || held[t])
       continue;
     Candidate c;
     c.tensor = t;
@@ -92,9 +125,11 @@ Problem build_problem(const ir::Graph& g, const ir::NodeCosts& costs, std::uint6
       double out_done = prefix[static_cast<std::size_t>(c.made + 1)] + c.swap_out_seconds;
       std::int64_t free_after = (std::lower_bound(first, prefix.end(), out_done) - first) - 1;
       free_after = std::clamp(free_after, c.last_forward_use, k - 1);
-      double exposed_out = std::max(0.0, c.swap_out_seconds - time_between(c.made + 1, free_after + 1));
+      double exposed_out =
+          std::max(0.0, c.swap_out_seconds - time_between(c.made + 1, free_after + 1));
       double in_start = prefix[static_cast<std::size_t>(k)] - c.swap_in_seconds;
-      std::int64_t load_at = (std::upper_bound(first, prefix.end(), in_start) - first) - 1;  // swap_in before this step
+      std::int64_t load_at = (std::upper_bound(first, prefix.end(), in_start) - first) -
+                             1;  // swap_in before this step
       load_at = std::clamp(load_at, free_after + 1, k);
       double exposed_in = std::max(0.0, c.swap_in_seconds - time_between(load_at, k));
       c.swap_gap = Interval{free_after + 1, load_at - 1};

@@ -52,9 +52,13 @@ json simulate_json(const std::string& args, int want_exit = 0) {
   return json::parse(r.out);
 }
 
-TEST(SimulateCli, NoDecisionsIsTheBaseline) {
+// No decisions: the baseline's compute, in the planning order `plan` uses
+// (weight-gradient products and accumulators issued early), which lowers
+// mlp's peak from 6.76 to 6.22 MB without costing time.
+TEST(SimulateCli, NoDecisionsIsTheBaselineTimeInThePlanningOrder) {
   json j = simulate_json(kMlpArgs + " --decisions " + decisions_file({{"swap", json::array()}}));
-  EXPECT_EQ(j["peak"]["bytes"], j["peak"]["baseline_bytes"]);
+  EXPECT_LT(j["peak"]["bytes"].get<std::uint64_t>(),
+            j["peak"]["baseline_bytes"].get<std::uint64_t>());
   EXPECT_GT(j["peak"]["bytes"].get<std::uint64_t>(), 0u);
   EXPECT_DOUBLE_EQ(j["iteration"]["seconds"].get<double>(),
                    j["iteration"]["baseline_seconds"].get<double>());

@@ -170,6 +170,12 @@ def count_new_nodes(model: onnx.ModelProto) -> tuple[int, int, int]:
     return swap_out, swap_in, recompute
 
 
+def count_dropout_recomputes(model: onnx.ModelProto) -> int:
+    """Dropout outputs remade from their masks (DropoutGrad clones)."""
+    return sum(n.doc_string.startswith("memplan:recompute:") and n.op_type == "DropoutGrad"
+               for n in model.graph.node)
+
+
 def check_case(memplan, name, fdir, dims, solver, work, failures) -> tuple | None:
     model_path = os.path.join(fdir, "training_model.stripped.onnx")
     out = os.path.join(work, f"{name}-{solver}")
@@ -215,7 +221,7 @@ def check_case(memplan, name, fdir, dims, solver, work, failures) -> tuple | Non
         failures.append(f"{name} {solver}: {len(bad)} of {len(compared)} values differ, e.g. {bad[:3]}")
     sw_out, sw_in, rec = count_new_nodes(rewritten)
     return (name, solver, budget, len(original.graph.node), len(rewritten.graph.node), sw_out, sw_in, rec,
-            len(compared), not bad, secs, float(ref[loss]))
+            len(compared), not bad, secs, float(ref[loss]), count_dropout_recomputes(rewritten))
 
 
 def main() -> int:
@@ -243,6 +249,11 @@ def main() -> int:
                 if row:
                     rows.append(row)
                     print("  ".join(str(x) for x in row[:10]), flush=True)
+        # Dropout outputs remade from their masks must be among what is
+        # compared bitwise, or that path would be untested.
+        if not args.only and sum(r[12] for r in rows) == 0:
+            failures.append("no plan recomputes a Dropout from its mask (DropoutGrad clone)")
+        print(f"Dropout outputs remade from their masks: {sum(r[12] for r in rows)}")
         # A fixture where no plan evicts anything would prove nothing.
         for name in args.only or list(FIXTURES):
             if not any(r[0] == name and sum(r[5:8]) > 0 for r in rows):

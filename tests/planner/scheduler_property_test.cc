@@ -186,7 +186,7 @@ void check_properties(const ir::Graph& g, const ir::NodeCosts& costs,
       EXPECT_EQ(a, Decision::kKeep) << x.name;
     }
     if (a == Decision::kRecompute) {
-      EXPECT_FALSE(g.node(x.producer).is_random()) << x.name;
+      EXPECT_TRUE(g.node(x.producer).reproducible()) << x.name;
       EXPECT_GE(recomputes[x.producer], 1) << x.name;
     }
     EXPECT_EQ(swap_outs[t], a == Decision::kSwap ? 1 : 0) << x.name;

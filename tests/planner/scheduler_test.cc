@@ -230,14 +230,14 @@ TEST(Scheduler, ChainThroughASwappedInput) {
   expect_valid(g, costs, r, UINT64_MAX);
 }
 
-// a = Relu(x); dr, mask = Dropout(a); c = Tanh(dr); loss; the backward
-// reads c at bw1 only, so a recompute of c needs dr, which nothing else
-// reads after f2.
+// a = Relu(x); dr = Dropout(a) (no mask output: nothing to remake dr
+// from); c = Tanh(dr); loss; the backward reads c at bw1 only, so a
+// recompute of c needs dr, which nothing else reads after f2.
 ir::Graph dropout_graph() {
   test::ModelBuilder b;
   b.input("x", {"batch", std::int64_t{4}});
   b.node("Relu", {"x"}, {"a"}, "f0");
-  b.node("Dropout", {"a"}, {"dr", "mask"}, "drop");
+  b.node("Dropout", {"a"}, {"dr"}, "drop");
   b.node("Tanh", {"dr"}, {"c"}, "f2");
   test::set_int_attr(b.node("ReduceSum", {"c"}, {"loss"}, "f3"), "keepdims", 0);
   b.node("Neg", {"x"}, {"g1"}, "bw0");
@@ -256,9 +256,8 @@ TEST(Scheduler, RandomNodeIsNeverRecomputed) {
   EXPECT_EQ(applied(g, r, "c"), Decision::kRecompute);
   // dr cannot be remade, so it stays resident until Tanh reruns on it.
   EXPECT_EQ(text(g, r.schedule),
-            (Lines{"compute f0", "compute drop", "free a", "free mask", "compute f2", "compute f3",
-                   "free c", "compute bw0", "recompute f2", "free dr", "compute bw1", "free c",
-                   "free g1"}));
+            (Lines{"compute f0", "compute drop", "free a", "compute f2", "compute f3", "free c",
+                   "compute bw0", "recompute f2", "free dr", "compute bw1", "free c", "free g1"}));
   expect_valid(g, costs, r, UINT64_MAX);
 
   // Swapping a random node's output is fine: nothing is rerun.

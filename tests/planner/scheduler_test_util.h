@@ -87,8 +87,11 @@ inline std::string replay(const ir::Graph& g, const std::vector<Step>& schedule,
     if (s.on_node()) {
       const ir::Node& n = g.node(s.id);
       if (s.op == StepOp::kCompute && computed[s.id]) return at + "computed twice";
-      if (s.op == StepOp::kRecompute && (!computed[s.id] || n.is_random()))
+      if (s.op == StepOp::kRecompute && (!computed[s.id] || !n.reproducible()))
         return at + "bad recompute " + n.name;
+      if (s.op == StepOp::kRecompute && n.dropout_mask() != ir::kNoTensor &&
+          !resident[n.dropout_mask()])
+        return at + "Dropout " + n.name + " recomputed without its mask";
       for (ir::TensorId in : n.inputs)
         if (!resident[in]) return at + "input " + ts[in].name + " not resident";
       for (ir::TensorId out : n.outputs) {

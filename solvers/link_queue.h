@@ -1,0 +1,62 @@
+#pragma once
+// The PCIe link as the schedule uses it: one first-in first-out queue per
+// direction. docs/model.md charges each swap only the copy time its own
+// window cannot hide, as if it had the link to itself; in the schedule the
+// copies queue, a free waits for its copy and a reader for its reload. This
+// replays the chosen copies through the queues and turns each late copy
+// into a cut the ILP can add: a lower bound, for every assignment, on how
+// long that copy's free (or reader) waits.
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "solvers/decision.h"
+#include "solvers/problem.h"
+
+namespace memplan::solvers {
+
+// A copy as the model places it, on the compute timeline T (seconds of
+// compute before a step). Its deadline is when the free (device->host) or
+// the first backward reader (host->device) needs it, but never before the
+// copy could end on an idle link: that much the model's exposed time
+// already charges.
+struct LinkCopy {
+  std::size_t candidate = 0;
+  double release = 0;
+  double deadline = 0;
+  double seconds = 0;
+};
+
+// Every swappable candidate's two copies, each list in the queue's order
+// (release time, then candidate index).
+struct LinkCopies {
+  std::vector<LinkCopy> to_host, to_device;
+};
+LinkCopies link_copies(const Problem& problem);
+
+// For whatever assignment: if `last` is swapped, its copy ends no earlier
+// than `start` plus the copies of the swapped `members` (those queued from
+// `start` up to and including `last`), so it waits at least
+// sum(member seconds) - capacity, capacity = its deadline - start.
+struct LinkCut {
+  bool to_device = false;
+  std::size_t last = 0;
+  double start = 0;
+  std::vector<std::size_t> members;
+  std::vector<double> seconds;
+  double capacity = 0;
+
+  // The wait this cut charges `choice` (0 when `last` is not swapped).
+  double delay(std::span<const Decision> choice) const;
+};
+
+// Replays `choice` through both queues; in every busy period with a copy
+// later than `tolerance`, the cut for its latest copy.
+std::vector<LinkCut> late_copy_cuts(const LinkCopies& copies, std::span<const Decision> choice,
+                                    double tolerance);
+
+// Seconds by which the copies of `choice` are late, summed over the busy
+// periods of both queues (each period's latest copy).
+double queue_delay(const LinkCopies& copies, std::span<const Decision> choice);
+
+}  // namespace memplan::solvers

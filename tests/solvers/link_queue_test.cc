@@ -1,0 +1,99 @@
+// The link queues: copies that are each hidden alone but queue behind one
+// another, the cuts a replay makes of them, and the ILP acting on the cuts.
+#include "solvers/link_queue.h"
+
+#include <gtest/gtest.h>
+
+#include "solvers/ilp_solver.h"
+#include "solvers/model_eval.h"
+
+namespace memplan::solvers {
+namespace {
+
+// Ten 1 s steps. A and B (40 B each) are made at step 0 and read again at
+// step 9; both must leave the device over steps 1..8 (80 of 100 B must go).
+// Each copy out takes 1.5 s, and the model alone hides it (exposed 0): it
+// has until step 2 begins... but the two share the link.
+Problem two_copies() {
+  Problem p;
+  p.step_seconds.assign(10, 1.0);
+  p.step_bytes.assign(10, 20);
+  for (int s = 1; s <= 8; ++s) p.step_bytes[static_cast<std::size_t>(s)] = 100;
+  p.budget_bytes = 20;
+  p.forward_seconds = 5;
+  p.backward_seconds = 5;
+  p.baseline_seconds = 10;
+  for (int i = 0; i < 2; ++i) {
+    Candidate c;
+    c.tensor = static_cast<std::uint32_t>(i);
+    c.name = i == 0 ? "A" : "B";
+    c.bytes = 40;
+    c.made = 0;
+    c.last_forward_use = 0;
+    c.first_backward_use = 9;
+    c.swap_gap = {1, 8};
+    c.recompute_gap = {1, 8};
+    c.swap_out_seconds =
+        0.5;  // out: released at 1 s, due when step 1 begins (1 s): 0.5 s own overrun
+    c.swap_in_seconds = 1.5;  // in: released when step 9 begins (9 s), due then too
+    c.swap_exposed_seconds = 0;
+    c.recompute_seconds = 1.0;
+    c.can_swap = true;
+    c.can_recompute = true;
+    p.candidates.push_back(c);
+  }
+  return p;
+}
+
+TEST(LinkQueue, CopiesAreQueuedByReleaseWithDeadlinesNoEarlierThanAnIdleLinkAllows) {
+  const LinkCopies q = link_copies(two_copies());
+  ASSERT_EQ(q.to_host.size(), 2u);
+  ASSERT_EQ(q.to_device.size(), 2u);
+  EXPECT_EQ(q.to_host[0].candidate, 0u);
+  EXPECT_DOUBLE_EQ(q.to_host[0].release, 1.0);   // after step 0
+  EXPECT_DOUBLE_EQ(q.to_host[0].deadline, 1.5);  // T(1) = 1, but the copy alone ends at 1.5
+  EXPECT_DOUBLE_EQ(q.to_device[1].release, 9.0);
+  EXPECT_DOUBLE_EQ(q.to_device[1].deadline, 10.5);
+}
+
+TEST(LinkQueue, TheSecondCopyInIsLateByTheFirstOnesLength) {
+  const LinkCopies q = link_copies(two_copies());
+  const std::vector<Decision> both(2, Decision::kSwap);
+  // Out: A 1.0-1.5, B 1.5-2.0 (due 1.5): 0.5 s late. In: A 9-10.5, B
+  // 10.5-12 (due 10.5): 1.5 s late.
+  EXPECT_DOUBLE_EQ(queue_delay(q, both), 2.0);
+  const std::vector<LinkCut> cuts = late_copy_cuts(q, both, 1e-9);
+  ASSERT_EQ(cuts.size(), 2u);
+  const LinkCut& in = cuts[1];
+  EXPECT_TRUE(in.to_device);
+  EXPECT_EQ(in.last, 1u);
+  EXPECT_EQ(in.members, (std::vector<std::size_t>{0, 1}));
+  EXPECT_DOUBLE_EQ(in.capacity, 1.5);
+  EXPECT_DOUBLE_EQ(in.delay(both), 1.5);
+  // Valid for every assignment: B alone is not late, A alone charges nothing.
+  EXPECT_DOUBLE_EQ(in.delay(std::vector<Decision>{Decision::kKeep, Decision::kSwap}), 0.0);
+  EXPECT_DOUBLE_EQ(in.delay(std::vector<Decision>{Decision::kSwap, Decision::kRecompute}), 0.0);
+  EXPECT_DOUBLE_EQ(queue_delay(q, std::vector<Decision>{Decision::kSwap, Decision::kRecompute}),
+                   0.0);
+}
+
+TEST(LinkQueue, TheIlpStopsQueueingOnceTheReplayShowsTheWait) {
+  const Problem p = two_copies();
+  // The model alone sees two free swaps; the queues make one of them cost 2 s.
+  EXPECT_DOUBLE_EQ(evaluate(p, std::vector<Decision>(2, Decision::kSwap)).overhead_seconds, 0.0);
+  const Solution s = IlpSolver().solve(p, {});
+  ASSERT_EQ(s.status, "optimal") << s.note;
+  int swaps = 0, recomputes = 0;
+  for (Decision d : s.choice) {
+    swaps += d == Decision::kSwap;
+    recomputes += d == Decision::kRecompute;
+  }
+  EXPECT_EQ(swaps, 1);
+  EXPECT_EQ(recomputes, 1);
+  EXPECT_DOUBLE_EQ(s.objective_seconds, 1.0);
+  EXPECT_NE(s.note.find("link-queue cuts"), std::string::npos) << s.note;
+  EXPECT_DOUBLE_EQ(queue_delay(link_copies(p), s.choice), 0.0);
+}
+
+}  // namespace
+}  // namespace memplan::solvers
