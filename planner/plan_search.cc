@@ -114,7 +114,24 @@ Attempt run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReq
     model_budget -= cut;
     if (req.interrupted != nullptr && *req.interrupted) break;
   }
-  if (!best.schedule.fits) {
+  // memplan's own solvers only: a baseline's plan is its method's, fitting
+  // or not.
+  const bool ours = solver.name() == "greedy" || solver.name() == "ilp";
+  if (!best.schedule.fits && solver.name() == "ilp") {
+    // The heuristic, through its own tightening rounds, can fit where the
+    // ILP's rounds did not: the ILP never fits less often than it.
+    solvers::SolverOptions ho = base_options;
+    ho.warm_start.clear();
+    Attempt h = run_solver(g, costs, req, *solvers::make_solver("greedy"), ho);
+    if (h.schedule.fits) {
+      best.schedule = std::move(h.schedule);
+      best.solution.choice = std::move(h.solution.choice);
+      if (best.solution.status == "infeasible") best.solution.status = "heuristic";
+      best.solution.note += (best.solution.note.empty() ? "" : "; ") +
+                            std::string("the ILP's plan did not fit; kept the heuristic's");
+    }
+  }
+  if (!best.schedule.fits && ours) {
     // Below the model's reach, above the floor: start from the floor's own
     // assignment (see feasibility_fallback.h).
     problem.budget_bytes = req.budget_bytes;
