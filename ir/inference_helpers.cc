@@ -9,6 +9,11 @@ bool has_input(InferenceContext& ctx, size_t i) {
          ctx.getInputType(i)->has_tensor_type();
 }
 
+int64_t int_attr(InferenceContext& ctx, const char* name, int64_t fallback) {
+  const auto* a = ctx.getAttribute(name);
+  return a != nullptr && a->has_i() ? a->i() : fallback;
+}
+
 void like_input(InferenceContext& ctx, size_t in, size_t out) {
   if (out >= ctx.getNumOutputs() || !has_input(ctx, in)) return;
   onnx::propagateElemTypeFromInputToOutput(ctx, in, out);

@@ -11,6 +11,8 @@ namespace memplan::ir {
 using onnx::InferenceContext;
 
 bool has_input(InferenceContext& ctx, size_t i);
+// An int attribute, or `fallback` when the node does not set it.
+int64_t int_attr(InferenceContext& ctx, const char* name, int64_t fallback);
 // Output `out` gets the element type and shape of input `in`.
 void like_input(InferenceContext& ctx, size_t in, size_t out);
 void set_output(InferenceContext& ctx, size_t out, int32_t elem_type, const std::vector<int64_t>& dims);

@@ -14,11 +14,6 @@ namespace {
 
 using onnx::InferenceContext;
 
-int64_t int_attr(InferenceContext& ctx, const char* name, int64_t fallback) {
-  const auto* a = ctx.getAttribute(name);
-  return a != nullptr && a->has_i() ? a->i() : fallback;
-}
-
 int32_t elem_of(InferenceContext& ctx, size_t i) {
   return has_input(ctx, i) ? ctx.getInputType(i)->tensor_type().elem_type() : 0;
 }

@@ -17,11 +17,6 @@ namespace {
 
 using onnx::InferenceContext;
 
-int64_t int_attr(InferenceContext& ctx, const char* name, int64_t fallback) {
-  const auto* a = ctx.getAttribute(name);
-  return a != nullptr && a->has_i() ? a->i() : fallback;
-}
-
 // MatMul with optional transposes of the last two dims and numpy batch
 // broadcasting, as com.microsoft FusedMatMul defines it.
 void fused_matmul(InferenceContext& ctx) {
