@@ -15,7 +15,8 @@ bool has_input(InferenceContext& ctx, size_t i);
 int64_t int_attr(InferenceContext& ctx, const char* name, int64_t fallback);
 // Output `out` gets the element type and shape of input `in`.
 void like_input(InferenceContext& ctx, size_t in, size_t out);
-void set_output(InferenceContext& ctx, size_t out, int32_t elem_type, const std::vector<int64_t>& dims);
+void set_output(InferenceContext& ctx, size_t out, int32_t elem_type,
+                const std::vector<int64_t>& dims);
 // Dims of input i when all are known.
 std::optional<std::vector<int64_t>> known_dims(InferenceContext& ctx, size_t i);
 // Values of a 0-D or 1-D integer input: a constant, or what data

@@ -48,7 +48,8 @@ void reshape(InferenceContext& ctx) {
 }
 
 // numpy broadcasting of two known shapes; nullopt when incompatible.
-std::optional<std::vector<int64_t>> broadcast(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+std::optional<std::vector<int64_t>> broadcast(const std::vector<int64_t>& a,
+                                              const std::vector<int64_t>& b) {
   size_t rank = std::max(a.size(), b.size());
   std::vector<int64_t> out(rank);
   for (size_t i = 0; i < rank; ++i) {
@@ -71,14 +72,15 @@ void constant_of_shape(InferenceContext& ctx) {
   auto shape = shape_values(ctx, 0);
   if (!shape) return;
   int32_t elem = onnx::TensorProto::FLOAT;
-  if (const auto* v = ctx.getAttribute("value"); v != nullptr && v->has_t()) elem = v->t().data_type();
+  if (const auto* v = ctx.getAttribute("value"); v != nullptr && v->has_t())
+    elem = v->t().data_type();
   set_output(ctx, 0, elem, *shape);
 }
 
 void range(InferenceContext& ctx) {
   auto start = shape_values(ctx, 0), limit = shape_values(ctx, 1), delta = shape_values(ctx, 2);
-  if (!start || !limit || !delta || start->size() != 1 || limit->size() != 1 || delta->size() != 1 ||
-      (*delta)[0] == 0)
+  if (!start || !limit || !delta || start->size() != 1 || limit->size() != 1 ||
+      delta->size() != 1 || (*delta)[0] == 0)
     return;
   int64_t s = (*start)[0], l = (*limit)[0], d = (*delta)[0];
   // ceil((limit - start) / delta), at least 0
@@ -213,21 +215,21 @@ onnx::OpSchema with_input_checks(onnx::OpSchema schema) {
   auto conv = conv_inputs(schema.Name());
   bool axis_in_rank = schema.Name() == "LayerNormalization";
   if (required.empty() && !conv && !axis_in_rank) return schema;
-  schema.TypeAndShapeInferenceFunction([inner, required, conv,
-                                        axis_in_rank](InferenceContext& ctx) {
-    for (const auto& [name, type] : required) {
-      const auto* a = ctx.getAttribute(name);
-      if (a == nullptr) fail_shape_inference("required attribute '", name, "' is missing");
-      // UNDEFINED: old models leave the type out; the value fields still tell.
-      if (a->type() != onnx::AttributeProto::UNDEFINED && a->type() != type)
-        fail_shape_inference("attribute '", name, "' has type ",
-                             onnx::AttributeProto::AttributeType_Name(a->type()), ", expected ",
-                             onnx::AttributeProto::AttributeType_Name(type));
-    }
-    if (conv) check_conv(ctx, *conv);
-    if (axis_in_rank) check_axis_in_rank(ctx);
-    inner(ctx);
-  });
+  schema.TypeAndShapeInferenceFunction(
+      [inner, required, conv, axis_in_rank](InferenceContext& ctx) {
+        for (const auto& [name, type] : required) {
+          const auto* a = ctx.getAttribute(name);
+          if (a == nullptr) fail_shape_inference("required attribute '", name, "' is missing");
+          // UNDEFINED: old models leave the type out; the value fields still tell.
+          if (a->type() != onnx::AttributeProto::UNDEFINED && a->type() != type)
+            fail_shape_inference("attribute '", name, "' has type ",
+                                 onnx::AttributeProto::AttributeType_Name(a->type()), ", expected ",
+                                 onnx::AttributeProto::AttributeType_Name(type));
+        }
+        if (conv) check_conv(ctx, *conv);
+        if (axis_in_rank) check_axis_in_rank(ctx);
+        inner(ctx);
+      });
   return schema;
 }
 
