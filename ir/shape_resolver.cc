@@ -161,7 +161,10 @@ TypeIndex infer_types(onnx::ModelProto& model, const TrainingSchemaRegistry& reg
     types = collect(model.graph());
   };
   // Each round may let inference reach further, so repeat while it helps.
-  for (int round = 0; round < 16; ++round) {
+  // A chain of blocks whose shapes are each computed from the last block's
+  // output (ShuffleNet's channel shuffles) resolves one block a round.
+  constexpr int kMaxRounds = 1000;
+  for (int round = 0; round < kMaxRounds; ++round) {
     const TypeLookup type_of = [&types](std::string_view name) { return types.find(name); };
     const bool folded = fold_small_constants(*model.mutable_graph(), type_of) > 0;
     if (folded) drop_folded(model.graph(), facts);

@@ -91,6 +91,33 @@ TEST(ShapeFolding, NothingToFoldWithoutKnownShapes) {
   EXPECT_EQ(graph.node_size(), 10);
 }
 
+// Each block's target shape comes from the last block's output, as in
+// ShuffleNet's channel shuffles: inference learns one block per round, so a
+// deep chain needs many rounds (16 once cut ShuffleNetV2 off after 16).
+TEST(ShapeFolding, ADeepChainOfComputedShapesResolvesBlockByBlock) {
+  constexpr int kBlocks = 40;
+  ModelBuilder b(15);
+  b.input("h0", {std::string("batch"), std::int64_t{4}, std::int64_t{6}});
+  scalar(b, "i0", 0);
+  b.int64_constant("axes0", {0}).int64_constant("rest", {-1});
+  for (int i = 0; i < kBlocks; ++i) {
+    const std::string k = std::to_string(i), h = "h" + k, next = "h" + std::to_string(i + 1);
+    b.node("Shape", {h}, {"s" + k});
+    b.node("Gather", {"s" + k, "i0"}, {"g" + k});
+    b.node("Unsqueeze", {"g" + k, "axes0"}, {"u" + k});
+    auto& cat = b.node("ConcatTraining", {"u" + k, "rest"}, {"t" + k, "l" + k}, "", kMs);
+    test::set_int_attr(cat, "axis", 0);
+    b.node("Reshape", {h, "t" + k}, {"r" + k});  // [batch, 24]
+    b.node("Relu", {"r" + k}, {next});
+  }
+  b.output("h" + std::to_string(kBlocks));
+  LoadOptions options;
+  options.dims = {{"batch", 3}};
+  Graph g = load_model(b.write("deep"), options).graph;
+  EXPECT_EQ(shape(g, "h1"), (Shape{3, 24}));
+  EXPECT_EQ(shape(g, ("h" + std::to_string(kBlocks)).c_str()), (Shape{3, 24}));
+}
+
 TEST(ShapeFolding, UnsizedTensorsAreReportedByOpTypeWithCounts) {
   ModelBuilder b;
   b.input("x", {std::int64_t{2}, std::int64_t{8}});
