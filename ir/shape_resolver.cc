@@ -167,7 +167,11 @@ TypeIndex infer_types(onnx::ModelProto& model, const TrainingSchemaRegistry& reg
   for (int round = 0; round < kMaxRounds; ++round) {
     const TypeLookup type_of = [&types](std::string_view name) { return types.find(name); };
     const bool folded = fold_small_constants(*model.mutable_graph(), type_of) > 0;
-    if (folded) drop_folded(model.graph(), facts);
+    if (folded) {
+      drop_folded(model.graph(), facts);
+      // Folding erased value_info entries `types` points into: index anew.
+      types = collect(model.graph());
+    }
     const bool named = add_gradient_types(model, types, facts);
     if (!folded && !named) break;
     reinfer();

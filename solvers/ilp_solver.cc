@@ -265,6 +265,10 @@ Solution solve_with_link_cuts(const Problem& problem, IlpModel& m, const SolverO
     // Each round gets half of what is left, the last all of it: a first
     // round that spent the whole limit would leave no time to act on its cuts.
     const double share = rounds + 1 < kMaxRounds ? 0.5 * deadline.left() : deadline.left();
+    // A round stopped by its clock inside Cbc's preprocessing can crash Cbc
+    // (CglPreProcess::postProcess, seen under ASan): later rounds only when
+    // they get a useful share.
+    if (rounds > 0 && share < std::max(1.0, 0.1 * deadline.limit_seconds)) break;
     const Deadline round_deadline{Clock::now(), share};
     out = solve_exact(problem, m, round_options, round_deadline);
     if (out.status == "infeasible" || deadline.left() <= 0.05 * deadline.limit_seconds) break;
