@@ -70,6 +70,45 @@ ScheduleResult schedule_for(const ir::Graph& g, const ir::NodeCosts& costs,
   return make_schedule(g, costs, decisions, o);
 }
 
+// A fitting schedule found another way takes the solver's place, and the
+// note says how.
+void adopt(Attempt& best, ScheduleResult schedule, std::vector<Decision> choice,
+           const std::string& how) {
+  best.schedule = std::move(schedule);
+  best.solution.choice = std::move(choice);
+  if (best.solution.status == "infeasible") best.solution.status = "heuristic";
+  best.solution.note += (best.solution.note.empty() ? "" : "; ") + how;
+}
+
+Attempt run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
+                   const solvers::Solver& solver, const solvers::SolverOptions& base_options);
+
+// memplan's own solvers only (a baseline's plan is its method's, fitting or
+// not): the ILP first tries the heuristic's own tightening rounds, which fit
+// where its own did not; then both start from the floor's evict-all
+// assignment (feasibility_fallback.h).
+void rescue_unfit(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
+                  std::string_view name, const solvers::SolverOptions& base_options,
+                  solvers::Problem& problem, Attempt& best) {
+  if (name == "ilp") {
+    solvers::SolverOptions ho = base_options;
+    ho.warm_start.clear();
+    Attempt h = run_solver(g, costs, req, *solvers::make_solver("greedy"), ho);
+    if (h.schedule.fits)
+      return adopt(best, std::move(h.schedule), std::move(h.solution.choice),
+                   "the ILP's plan did not fit; kept the heuristic's");
+  }
+  if (name != "greedy" && name != "ilp") return;
+  problem.budget_bytes = req.budget_bytes;
+  FallbackOptions fo;
+  fo.interrupted = req.interrupted;
+  if (auto f = fit_from_evict_all(g, costs, problem, req.budget_bytes, fo))
+    adopt(best, std::move(f->schedule), std::move(f->choice),
+          "the solver's plan did not fit; this one undoes evictions of the evict-all plan while it "
+          "fits (" +
+              std::to_string(f->schedules) + " schedules)");
+}
+
 // One solver, with model-budget tightening until the schedule fits.
 Attempt run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
                    const solvers::Solver& solver, const solvers::SolverOptions& base_options) {
@@ -114,40 +153,7 @@ Attempt run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReq
     model_budget -= cut;
     if (req.interrupted != nullptr && *req.interrupted) break;
   }
-  // memplan's own solvers only: a baseline's plan is its method's, fitting
-  // or not.
-  const bool ours = solver.name() == "greedy" || solver.name() == "ilp";
-  if (!best.schedule.fits && solver.name() == "ilp") {
-    // The heuristic, through its own tightening rounds, can fit where the
-    // ILP's rounds did not: the ILP never fits less often than it.
-    solvers::SolverOptions ho = base_options;
-    ho.warm_start.clear();
-    Attempt h = run_solver(g, costs, req, *solvers::make_solver("greedy"), ho);
-    if (h.schedule.fits) {
-      best.schedule = std::move(h.schedule);
-      best.solution.choice = std::move(h.solution.choice);
-      if (best.solution.status == "infeasible") best.solution.status = "heuristic";
-      best.solution.note += (best.solution.note.empty() ? "" : "; ") +
-                            std::string("the ILP's plan did not fit; kept the heuristic's");
-    }
-  }
-  if (!best.schedule.fits && ours) {
-    // Below the model's reach, above the floor: start from the floor's own
-    // assignment (see feasibility_fallback.h).
-    problem.budget_bytes = req.budget_bytes;
-    FallbackOptions fo;
-    fo.interrupted = req.interrupted;
-    if (auto f = fit_from_evict_all(g, costs, problem, req.budget_bytes, fo)) {
-      best.schedule = std::move(f->schedule);
-      best.solution.choice = std::move(f->choice);
-      if (best.solution.status == "infeasible") best.solution.status = "heuristic";
-      best.solution.note += (best.solution.note.empty() ? "" : "; ") +
-                            std::string(
-                                "the solver's plan did not fit; this one undoes evictions of the "
-                                "evict-all plan while it fits (") +
-                            std::to_string(f->schedules) + " schedules)";
-    }
-  }
+  if (!best.schedule.fits) rescue_unfit(g, costs, req, solver.name(), base_options, problem, best);
   best.plan = assemble(g, costs, req, best.schedule, best.solution, solver.name());
   return best;
 }
