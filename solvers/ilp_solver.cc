@@ -9,6 +9,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "solvers/coarsen.h"
@@ -145,6 +146,30 @@ void set_warm_start(CbcModel& model, const IlpModel& m, const Problem& problem,
   model.setBestSolution(x.data(), n_cols, (e.overhead_seconds + waits) * scale, true);
 }
 
+// Cbc's answer as a choice per candidate, its objective (the model's, plus
+// the link-cut waits), bound and status.
+void read_answer(CbcModel& model, const IlpModel& m, const Problem& problem,
+                 std::optional<double> bound, Solution& out) {
+  const double* best = model.bestSolution();
+  if (best != nullptr) {
+    for (std::size_t j = 0; j < m.columns.size(); ++j)
+      if (best[j] > 0.5) out.choice[m.columns[j].candidate] = m.columns[j].choice;
+  }
+  ModelEval e = evaluate(problem, out.choice);
+  double waits = 0;
+  for (const LinkCut& cut : m.link_cuts) waits += cut.delay(out.choice);
+  out.objective_seconds = e.overhead_seconds + waits;
+  if (bound) out.bound_seconds = std::max(0.0, std::min(*bound, out.objective_seconds));
+  if (model.isProvenOptimal() && best != nullptr) {
+    out.status = "optimal";
+    out.bound_seconds = out.objective_seconds;
+  } else if (model.isProvenInfeasible() || !e.fits) {
+    out.status = "infeasible";
+  } else {
+    out.status = "time_limit";
+  }
+}
+
 Solution solve_exact(const Problem& problem, const IlpModel& m, const SolverOptions& options,
                      const Deadline& deadline) {
   Solution out;
@@ -227,23 +252,7 @@ Solution solve_exact(const Problem& problem, const IlpModel& m, const SolverOpti
       out.bound_seconds = std::max(0.0, std::min(bound, out.objective_seconds));
     return finish(out);
   }
-  if (best != nullptr) {
-    for (int j = 0; j < n_bin; ++j)
-      if (best[j] > 0.5) out.choice[m.columns[j].candidate] = m.columns[j].choice;
-  }
-  ModelEval e = evaluate(problem, out.choice);
-  double waits = 0;
-  for (const LinkCut& cut : m.link_cuts) waits += cut.delay(out.choice);
-  out.objective_seconds = e.overhead_seconds + waits;
-  if (has_bound) out.bound_seconds = std::max(0.0, std::min(bound, out.objective_seconds));
-  if (model.isProvenOptimal() && best != nullptr) {
-    out.status = "optimal";
-    out.bound_seconds = out.objective_seconds;
-  } else if (model.isProvenInfeasible() || !e.fits) {
-    out.status = "infeasible";
-  } else {
-    out.status = "time_limit";
-  }
+  read_answer(model, m, problem, has_bound ? std::optional<double>(bound) : std::nullopt, out);
   out.note = size;
   return finish(out);
 }
