@@ -152,7 +152,14 @@ class Emitter {
 
   void reload(ir::TensorId t, ir::NodeId turn) {
     if (open_[t]) return;  // a sibling's recompute in this turn made it
-    if (pending_[t]) free_now(t);
+    // Its free still waits for the copy out: the tensor never left, so the
+    // free is dropped rather than issued (stalling on the copy) only to
+    // bring the same bytes straight back.
+    if (pending_[t]) {
+      pending_[t] = 0;
+      open_segment(t);
+      return;
+    }
     if (resident_[t]) bug("reload of resident '" + graph_.tensor(t).name + "'");
     if (plan_.tensors[t].reload == Decision::kSwap) {
       make_room(bytes(t));

@@ -70,6 +70,33 @@ std::string diagnose(const ir::Graph& graph, const ScheduleResult& r, std::uint6
   return line;
 }
 
+// A swap_out whose tensor is never swapped back in only loads the link (its
+// reload found the tensor still resident, its free pending on the copy):
+// dropped. A tensor none of whose copies is used counts as recomputed when
+// its producer's recompute brings it back (a sibling's), else as kept.
+void drop_unused_swap_outs(const ir::Graph& graph, ScheduleResult& r) {
+  std::vector<char> swapped_in(r.applied.size(), 0), remade(graph.nodes().size(), 0);
+  std::vector<Step> kept;
+  kept.reserve(r.schedule.size());
+  std::int64_t worst = r.worst_step;
+  for (std::size_t i = r.schedule.size(); i-- > 0;) {
+    const Step& s = r.schedule[i];
+    if (s.op == StepOp::kSwapIn) swapped_in[s.id] = 1;
+    if (s.op == StepOp::kRecompute) remade[s.id] = 1;
+    if (s.op == StepOp::kSwapOut && !swapped_in[s.id]) {
+      if (static_cast<std::int64_t>(i) <= r.worst_step) --worst;
+      continue;
+    }
+    kept.push_back(s);
+  }
+  std::reverse(kept.begin(), kept.end());
+  r.schedule = std::move(kept);
+  r.worst_step = worst;
+  for (ir::TensorId t = 0; t < r.applied.size(); ++t)
+    if (r.applied[t] == Decision::kSwap && !swapped_in[t])
+      r.applied[t] = remade[graph.tensor(t).producer] ? Decision::kRecompute : Decision::kKeep;
+}
+
 }  // namespace
 
 ScheduleResult make_schedule(const ir::Graph& graph, const ir::NodeCosts& costs,
@@ -109,6 +136,7 @@ ScheduleResult make_schedule(const ir::Graph& graph, const ir::NodeCosts& costs,
     if (!detail::split_over_budget(graph, plan, skeleton, placed, options.budget_bytes, splits))
       break;
   }
+  drop_unused_swap_outs(graph, result);
   result.fits = result.peak_bytes <= options.budget_bytes;
   if (!result.fits) {
     result.over_budget_bytes = result.peak_bytes - options.budget_bytes;

@@ -149,211 +149,268 @@ void relieve_link_queues(const Problem& p, State& st) {
   }
 }
 
-}  // namespace
-
-Solution GreedySolver::solve(const Problem& p, const SolverOptions& options) const {
-  const auto start = Clock::now();
-  const std::size_t n = p.candidates.size();
-  Timeline tl;
-  tl.prefix.resize(p.step_bytes.size() + 1);
-  // Windows measured in compute seconds; in steps when times are unknown.
-  const bool timed = p.step_seconds.size() == p.step_bytes.size();
-  for (std::size_t s = 0; s < p.step_bytes.size(); ++s)
-    tl.prefix[s + 1] = tl.prefix[s] + (timed ? p.step_seconds[s] : 1.0);
-
-  // The better option per candidate: memory-time freed per second of cost.
-  const double eps = 1e-9;
-  std::vector<Decision> preferred(n, Decision::kKeep);
-  std::vector<double> ratio(n, 0.0);
-  State st(p);
-  for (std::size_t i = 0; i < n; ++i) {
-    const Candidate& c = p.candidates[i];
-    for (Decision d : {Decision::kSwap, Decision::kRecompute}) {
-      bool ok = d == Decision::kSwap ? (c.can_swap && config_.allow_swap)
-                                     : (c.can_recompute && config_.allow_recompute);
-      if (!ok) continue;
-      double r = static_cast<double>(c.bytes) * tl.span(*st.gap(i, d)) / (st.cost(i, d) + eps);
-      if (preferred[i] == Decision::kKeep || r > ratio[i]) {
-        preferred[i] = d;
-        ratio[i] = r;
-      }
-    }
+// One run of the heuristic (docs/model.md §Greedy) with the options a
+// config allows: rank, fill, repair, local search on the model, queue
+// relief, then undo moves the simulator confirms.
+class GreedyRun {
+ public:
+  GreedyRun(const Problem& p, const GreedySolver::Config& config, const SolverOptions& options)
+      : p_(p), config_(config), options_(options), n_(p.candidates.size()), st_(p) {
+    tl_.prefix.resize(p.step_bytes.size() + 1);
+    // Windows measured in compute seconds; in steps when times are unknown.
+    const bool timed = p.step_seconds.size() == p.step_bytes.size();
+    for (std::size_t s = 0; s < p.step_bytes.size(); ++s)
+      tl_.prefix[s + 1] = tl_.prefix[s] + (timed ? p.step_seconds[s] : 1.0);
   }
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return ratio[a] > ratio[b]; });
 
-  auto option_ok = [&](std::size_t i, Decision d) {
-    const Candidate& c = p.candidates[i];
+  std::vector<Decision> run() {
+    rank();
+    fill(std::numeric_limits<double>::infinity(), n_);
+    repair();
+    if (st_.fits()) {
+      undo_pass();
+      flip_pass();
+      exchange();
+      relieve();
+    }
+    return st_.fits() ? simulated_undo() : st_.choice();
+  }
+
+  bool fits() const { return st_.fits(); }
+
+ private:
+  static constexpr double kEps = 1e-9;
+
+  bool option_ok(std::size_t i, Decision d) const {
+    const Candidate& c = p_.candidates[i];
     return d == Decision::kSwap ? (c.can_swap && config_.allow_swap)
                                 : (c.can_recompute && config_.allow_recompute);
-  };
+  }
+  double freed_per_second(std::size_t i, Decision d, double cost) const {
+    return static_cast<double>(p_.candidates[i].bytes) * tl_.span(*st_.gap(i, d)) / (cost + kEps);
+  }
+
+  // The better option per candidate: memory-time freed per second of cost;
+  // candidates in decreasing order of it.
+  void rank() {
+    preferred_.assign(n_, Decision::kKeep);
+    ratio_.assign(n_, 0.0);
+    for (std::size_t i = 0; i < n_; ++i) {
+      for (Decision d : {Decision::kSwap, Decision::kRecompute}) {
+        if (!option_ok(i, d)) continue;
+        const double r = freed_per_second(i, d, st_.cost(i, d));
+        if (preferred_[i] == Decision::kKeep || r > ratio_[i]) {
+          preferred_[i] = d;
+          ratio_[i] = r;
+        }
+      }
+    }
+    order_.resize(n_);
+    std::iota(order_.begin(), order_.end(), 0);
+    std::stable_sort(order_.begin(), order_.end(),
+                     [&](auto a, auto b) { return ratio_[a] > ratio_[b]; });
+  }
+
   // The best option of a kept candidate now: memory-time freed per second
   // it adds (link included), among options whose window covers excess.
-  auto best_now = [&](std::size_t i, Decision& best) {
+  double best_now(std::size_t i, Decision& best) const {
     double r = -1;
     best = Decision::kKeep;
     for (Decision d : {Decision::kSwap, Decision::kRecompute}) {
-      if (!option_ok(i, d) || !st.covers_excess(i, d)) continue;
-      double v = static_cast<double>(p.candidates[i].bytes) * tl.span(*st.gap(i, d)) /
-                 (st.marginal(i, d) + eps);
+      if (!option_ok(i, d) || !st_.covers_excess(i, d)) continue;
+      const double v = freed_per_second(i, d, st_.marginal(i, d));
       if (v > r) {
         r = v;
         best = d;
       }
     }
     return r;
-  };
+  }
+
   // Lazy greedy: costs only grow as the link fills, so a popped entry whose
   // fresh ratio still tops the heap is the true best.
-  auto fill = [&](double cost_limit, std::size_t skip) {
+  void fill(double cost_limit, std::size_t skip) {
     std::priority_queue<std::pair<double, std::size_t>> heap;
-    for (std::size_t i : order)
-      if (st.choice()[i] == Decision::kKeep && i != skip && preferred[i] != Decision::kKeep)
-        heap.emplace(ratio[i], i);
-    while (!st.fits() && !heap.empty()) {
-      auto [r, i] = heap.top();
+    for (std::size_t i : order_)
+      if (st_.choice()[i] == Decision::kKeep && i != skip && preferred_[i] != Decision::kKeep)
+        heap.emplace(ratio_[i], i);
+    while (!st_.fits() && !heap.empty()) {
+      const std::size_t i = heap.top().second;
       heap.pop();
       Decision d;
-      double fresh = best_now(i, d);
-      if (d == Decision::kKeep || st.marginal(i, d) > cost_limit) continue;
+      const double fresh = best_now(i, d);
+      if (d == Decision::kKeep || st_.marginal(i, d) > cost_limit) continue;
       if (!heap.empty() && fresh < heap.top().first) {
         heap.emplace(fresh, i);
         continue;
       }
-      st.set(i, d);
+      st_.set(i, d);
     }
-  };
-  // Repair: while a step is still over budget, take the cheapest move per
-  // byte among candidates whose other window covers it.
-  auto repair = [&] {
-    while (!st.fits()) {
-      const std::int64_t s_worst = st.worst_step();
-      std::size_t best_i = n;
+  }
+
+  // While a step is still over budget, the cheapest move per byte among
+  // candidates whose other window covers it.
+  void repair() {
+    while (!st_.fits()) {
+      const std::int64_t s_worst = st_.worst_step();
+      std::size_t best_i = n_;
       Decision best_d = Decision::kKeep;
       double best_v = 0;
-      for (std::size_t i = 0; i < n; ++i) {
-        const Interval* cur = st.gap(i, st.choice()[i]);
+      for (std::size_t i = 0; i < n_; ++i) {
+        const Interval* cur = st_.gap(i, st_.choice()[i]);
         if (cur != nullptr && cur->contains(s_worst)) continue;
         for (Decision d : {Decision::kSwap, Decision::kRecompute}) {
-          if (!option_ok(i, d) || !st.gap(i, d)->contains(s_worst)) continue;
-          double v = st.marginal(i, d) / static_cast<double>(p.candidates[i].bytes);
-          if (best_i == n || v < best_v) {
+          if (!option_ok(i, d) || !st_.gap(i, d)->contains(s_worst)) continue;
+          const double v = st_.marginal(i, d) / static_cast<double>(p_.candidates[i].bytes);
+          if (best_i == n_ || v < best_v) {
             best_i = i;
             best_d = d;
             best_v = v;
           }
         }
       }
-      if (best_i == n) return;  // nothing left covers that step
-      st.set(best_i, best_d);
+      if (best_i == n_) return;  // nothing left covers that step
+      st_.set(best_i, best_d);
     }
-  };
-  // Phase 1: lazy greedy, then repair.
-  fill(std::numeric_limits<double>::infinity(), n);
-  repair();
+  }
 
-  // Phase 2: local search on the model.
-  auto undo_pass = [&] {
+  // The chosen candidates, dearest first.
+  std::vector<std::size_t> chosen_by_cost(const std::vector<Decision>& choice) const {
     std::vector<std::size_t> chosen;
-    for (std::size_t i = 0; i < n; ++i)
-      if (st.choice()[i] != Decision::kKeep) chosen.push_back(i);
+    for (std::size_t i = 0; i < n_; ++i)
+      if (choice[i] != Decision::kKeep) chosen.push_back(i);
     std::stable_sort(chosen.begin(), chosen.end(), [&](auto a, auto b) {
-      return st.cost(a, st.choice()[a]) > st.cost(b, st.choice()[b]);
+      return st_.cost(a, choice[a]) > st_.cost(b, choice[b]);
     });
-    for (std::size_t i : chosen) {
-      Decision was = st.choice()[i];
-      st.set(i, Decision::kKeep);
-      if (!st.fits()) st.set(i, was);
+    return chosen;
+  }
+
+  void undo_pass() {
+    for (std::size_t i : chosen_by_cost(st_.choice())) {
+      const Decision was = st_.choice()[i];
+      st_.set(i, Decision::kKeep);
+      if (!st_.fits()) st_.set(i, was);
     }
-  };
-  auto flip_pass = [&] {
-    for (std::size_t i = 0; i < n; ++i) {
-      Decision was = st.choice()[i];
+  }
+
+  void flip_pass() {
+    for (std::size_t i = 0; i < n_; ++i) {
+      const Decision was = st_.choice()[i];
       if (was == Decision::kKeep) continue;
-      Decision other = was == Decision::kSwap ? Decision::kRecompute : Decision::kSwap;
-      const Candidate& c = p.candidates[i];
-      bool ok = other == Decision::kSwap ? (c.can_swap && config_.allow_swap)
-                                         : (c.can_recompute && config_.allow_recompute);
-      if (!ok) continue;
-      double before = st.objective();
-      st.set(i, other);
-      if (!st.fits() || st.objective() >= before - 1e-15) st.set(i, was);
+      const Decision other = was == Decision::kSwap ? Decision::kRecompute : Decision::kSwap;
+      if (!option_ok(i, other)) continue;
+      const double before = st_.objective();
+      st_.set(i, other);
+      if (!st_.fits() || st_.objective() >= before - 1e-15) st_.set(i, was);
     }
-  };
-  if (st.fits()) {
-    undo_pass();
-    flip_pass();
-    // Exchange: drop an expensive choice, refill from cheaper candidates.
+  }
+
+  // Drop the dearest choice, refill from cheaper candidates; kept only if
+  // the objective drops.
+  void exchange() {
     for (int round = 0; round < config_.exchange_rounds; ++round) {
-      if (options.interrupted != nullptr && *options.interrupted) break;
-      std::size_t worst_i = n;
+      if (options_.interrupted != nullptr && *options_.interrupted) break;
+      std::size_t worst_i = n_;
       double worst_c = 0;
-      for (std::size_t i = 0; i < n; ++i) {
-        double c = st.cost(i, st.choice()[i]);
-        if (st.choice()[i] != Decision::kKeep && c > worst_c && ratio[i] >= 0) {
+      for (std::size_t i = 0; i < n_; ++i) {
+        const double c = st_.cost(i, st_.choice()[i]);
+        if (st_.choice()[i] != Decision::kKeep && c > worst_c && ratio_[i] >= 0) {
           worst_c = c;
           worst_i = i;
         }
       }
-      if (worst_i == n) break;
-      const std::vector<Decision> saved = st.choice();
-      const double before = st.objective();
-      ratio[worst_i] = -1;  // tried once
-      st.set(worst_i, Decision::kKeep);
+      if (worst_i == n_) break;
+      const std::vector<Decision> saved = st_.choice();
+      const double before = st_.objective();
+      ratio_[worst_i] = -1;  // tried once
+      st_.set(worst_i, Decision::kKeep);
       fill(worst_c, worst_i);
-      if (st.fits()) undo_pass();
-      if (!st.fits() || st.objective() >= before - 1e-15) {
-        for (std::size_t i = 0; i < n; ++i)
-          if (st.choice()[i] != saved[i]) st.set(i, saved[i]);
-      }
+      if (st_.fits()) undo_pass();
+      if (!st_.fits() || st_.objective() >= before - 1e-15) restore(saved);
     }
   }
 
-  Solution out;
-  if (st.fits()) {
-    // The replay is the model's timeline, not the schedule's: keep the
-    // relieved plan only where the simulator agrees it is faster.
-    const std::vector<Decision> before = st.choice();
-    relieve_link_queues(p, st);
-    if (options.simulate && st.choice() != before) {
-      const auto relieved = options.simulate(st.choice()), plain = options.simulate(before);
-      if (plain && (!relieved || *plain <= *relieved))
-        for (std::size_t i = 0; i < n; ++i) st.set(i, before[i]);
-    }
+  void restore(const std::vector<Decision>& saved) {
+    for (std::size_t i = 0; i < n_; ++i)
+      if (st_.choice()[i] != saved[i]) st_.set(i, saved[i]);
   }
-  out.choice = st.choice();
-  // Phase 3: undo moves the simulator confirms (the model is an estimate).
-  if (options.simulate && st.fits() && config_.simulate_calls > 0) {
-    auto current = options.simulate(out.choice);
+
+  // The replay is the model's timeline, not the schedule's: keep the
+  // relieved plan only where the simulator agrees it is faster.
+  void relieve() {
+    const std::vector<Decision> before = st_.choice();
+    relieve_link_queues(p_, st_);
+    if (!options_.simulate || st_.choice() == before) return;
+    const auto relieved = options_.simulate(st_.choice()), plain = options_.simulate(before);
+    if (plain && (!relieved || *plain <= *relieved)) restore(before);
+  }
+
+  // Undo moves the simulator confirms (the model is an estimate), dearest
+  // first, within the config's budget of simulator calls.
+  std::vector<Decision> simulated_undo() {
+    std::vector<Decision> best = st_.choice();
+    if (!options_.simulate || config_.simulate_calls <= 0) return best;
+    auto current = options_.simulate(best);
     int calls = 1;
-    std::vector<std::size_t> chosen;
-    for (std::size_t i = 0; i < n; ++i)
-      if (out.choice[i] != Decision::kKeep) chosen.push_back(i);
-    std::stable_sort(chosen.begin(), chosen.end(), [&](auto a, auto b) {
-      return st.cost(a, out.choice[a]) > st.cost(b, out.choice[b]);
-    });
-    for (std::size_t i : chosen) {
+    for (std::size_t i : chosen_by_cost(best)) {
       if (!current || calls >= config_.simulate_calls) break;
-      if (options.interrupted != nullptr && *options.interrupted) break;
-      Decision was = out.choice[i];
-      st.set(i, Decision::kKeep);
-      if (!st.fits()) {
-        st.set(i, was);
+      if (options_.interrupted != nullptr && *options_.interrupted) break;
+      const Decision was = best[i];
+      st_.set(i, Decision::kKeep);
+      if (!st_.fits()) {
+        st_.set(i, was);
         continue;
       }
-      auto trial = st.choice();
-      auto t = options.simulate(trial);
+      const auto t = options_.simulate(st_.choice());
       ++calls;
       if (t && *t < *current) {
         current = t;
-        out.choice = trial;
+        best = st_.choice();
       } else {
-        st.set(i, was);
+        st_.set(i, was);
+      }
+    }
+    return best;
+  }
+
+  const Problem& p_;
+  const GreedySolver::Config& config_;
+  const SolverOptions& options_;
+  const std::size_t n_;
+  State st_;
+  Timeline tl_;
+  std::vector<Decision> preferred_;
+  std::vector<double> ratio_;
+  std::vector<std::size_t> order_;
+};
+
+bool any_recomputable(const Problem& p) {
+  return std::any_of(p.candidates.begin(), p.candidates.end(),
+                     [](const Candidate& c) { return c.can_recompute; });
+}
+
+}  // namespace
+
+Solution GreedySolver::solve(const Problem& p, const SolverOptions& options) const {
+  const auto start = Clock::now();
+  Solution out;
+  out.choice = GreedyRun(p, config_, options).run();
+  // The model prices swaps more optimistically than the link delivers where
+  // copies crowd: with a simulator, the recompute-only run is a second
+  // candidate plan, and the faster of the two is kept.
+  if (options.simulate && config_.allow_swap && config_.allow_recompute && any_recomputable(p)) {
+    Config only = config_;
+    only.allow_swap = false;
+    std::vector<Decision> alt = GreedyRun(p, only, options).run();
+    if (alt != out.choice) {
+      const auto mine = options.simulate(out.choice), other = options.simulate(alt);
+      if (other && (!mine || *other < *mine)) {
+        out.choice = std::move(alt);
+        out.note = "the recompute-only run simulated faster than the one with swaps";
       }
     }
   }
-  ModelEval e = evaluate(p, out.choice);
+  const ModelEval e = evaluate(p, out.choice);
   out.objective_seconds = e.overhead_seconds;
   out.status = e.fits ? "heuristic" : "infeasible";
   out.solve_seconds = std::chrono::duration<double>(Clock::now() - start).count();

@@ -183,7 +183,9 @@ TEST(SimulateCli, BigModelPlotIsDownsampled) {
   json j = simulate_json(kFixtures +
                          "/gpt2_small.training.onnx --dim batch=2 --dim seq=128 --decisions " +
                          decisions_file({{"swap", swap}}) + " --svg " + svg);
-  EXPECT_GT(j["steps"]["swap_out"].get<int>(), 100);
+  // (Tensors read again right after the forward come back before their
+  // copy out ends: those copies are dropped, about half of them here.)
+  EXPECT_GT(j["steps"]["swap_out"].get<int>(), 40);
   int v = svg_plan_vertices(svg);
   EXPECT_GT(v, 100);
   EXPECT_LE(v, 4000);

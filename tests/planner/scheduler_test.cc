@@ -168,6 +168,24 @@ TEST(Scheduler, SwapFreeWaitsForTheCopyWhenMemoryAllows) {
   expect_valid(g, costs, r, o.budget_bytes);
 }
 
+TEST(Scheduler, ReloadWhileTheFreeWaitsForTheCopyKeepsTheTensor) {
+  // The copy of a takes 32 s (32 B at 1 B/s), so its free is still waiting
+  // when the backward reads a again: the tensor never left, and freeing it
+  // (stalling on the copy) only to swap it straight back in would cost 32 s
+  // of compute stream and a copy in. It stays, and the useless copy out is
+  // dropped.
+  ir::Graph g = chain_graph();
+  ir::NodeCosts costs = unit_costs(g);
+  costs.device.d2h_bytes_per_s = 1;
+  ScheduleResult r = make_schedule(g, costs, decide(g, {{"a", Decision::kSwap}}), {});
+  const Lines lines = text(g, r.schedule);
+  EXPECT_EQ(std::count(lines.begin(), lines.end(), "swap_out a"), 0);
+  EXPECT_EQ(std::count(lines.begin(), lines.end(), "swap_in a"), 0);
+  EXPECT_EQ(std::count(lines.begin(), lines.end(), "free a"), 1);
+  EXPECT_EQ(r.applied[*g.find_tensor("a")], Decision::kKeep);
+  expect_valid(g, costs, r, UINT64_MAX);
+}
+
 TEST(Scheduler, OneRecompute) {
   ir::Graph g = chain_graph();
   ir::NodeCosts costs = unit_costs(g);
@@ -394,11 +412,13 @@ TEST(Scheduler, SiblingsShareOneRecompute) {
                    "free p", "free q"}));
   expect_valid(g, costs, r, UINT64_MAX);
 
-  // q swapped, p recomputed: the recompute brings q back, no swap_in needed.
+  // q swapped, p recomputed: the recompute brings q back, no swap_in needed,
+  // so the copy out is useless and dropped; q counts as recomputed.
   r = make_schedule(g, costs, decide(g, {{"p", Decision::kRecompute}, {"q", Decision::kSwap}}), {});
   const Lines lines = text(g, r.schedule);
   EXPECT_EQ(std::count(lines.begin(), lines.end(), "swap_in q"), 0);
-  EXPECT_EQ(std::count(lines.begin(), lines.end(), "swap_out q"), 1);
+  EXPECT_EQ(std::count(lines.begin(), lines.end(), "swap_out q"), 0);
+  EXPECT_EQ(r.applied[*g.find_tensor("q")], Decision::kRecompute);
   EXPECT_EQ(std::count(lines.begin(), lines.end(), "recompute f1"), 1);
   expect_valid(g, costs, r, UINT64_MAX);
 }
