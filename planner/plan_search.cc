@@ -158,6 +158,36 @@ Attempt run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReq
   return best;
 }
 
+// The ILP is exact for its model only, and its budget-tightening rounds are
+// its own: where the heuristic's final plan (its own rounds) fits and
+// simulates faster, that plan stands, and the note says by how much. The
+// bound stays the ILP's (a bound on the model).
+void keep_the_heuristics_if_faster(const ir::Graph& g, const ir::NodeCosts& costs,
+                                   const PlanRequest& req, const solvers::SolverOptions& so,
+                                   Attempt& ilp) {
+  solvers::SolverOptions ho = so;
+  ho.warm_start.clear();
+  Attempt h = run_solver(g, costs, req, *solvers::make_solver("greedy"), ho);
+  const auto& hp = h.plan.predicted;
+  const auto& ip = ilp.plan.predicted;
+  const bool h_fits = hp.peak_bytes <= req.budget_bytes;
+  const bool i_fits = ip.peak_bytes <= req.budget_bytes;
+  if (!h_fits || (i_fits && ip.iteration_seconds <= hp.iteration_seconds)) return;
+  std::string how = i_fits ? "the ILP's plan simulated " +
+                                 std::to_string((ip.iteration_seconds - hp.iteration_seconds) * 1e3) +
+                                 " ms slower than the heuristic's; kept the heuristic's"
+                           : "the ILP's plan did not fit; kept the heuristic's";
+  const std::optional<double> bound = ilp.plan.solver.bound_seconds;
+  const std::string note = ilp.solution.note;
+  const double spent = ilp.plan.solver.solve_seconds + h.plan.solver.solve_seconds;
+  ilp = std::move(h);
+  ilp.plan.solver.solve_seconds = spent;
+  ilp.plan.solver.name = "ilp";
+  ilp.plan.solver.status = "feasible";
+  ilp.plan.solver.bound_seconds = bound;
+  ilp.solution.note = note + (note.empty() ? "" : "; ") + how;
+}
+
 }  // namespace
 
 std::vector<Decision> decisions_by_tensor(const ir::Graph& g, const solvers::Problem& problem,
@@ -265,6 +295,7 @@ PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& graph_costs
   } else {
     auto solver = solvers::make_solver(req.solver);
     Attempt a = run_solver(g, costs, req, *solver, so);
+    if (req.solver == "ilp") keep_the_heuristics_if_faster(g, costs, req, so, a);
     out.plan = a.plan;
     out.solver_used = req.solver;
     out.rounds = a.rounds;
