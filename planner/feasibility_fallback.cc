@@ -21,11 +21,14 @@ class UndoSearch {
              std::uint64_t budget, const FallbackOptions& o)
       : g_(g), costs_(costs), p_(p), budget_(budget), options_(o) {}
 
+  void set_prefetch_window(std::optional<std::size_t> w) { window_ = w; }
+
   std::optional<ScheduleResult> fits(const std::vector<Decision>& choice) {
     if (exhausted()) return std::nullopt;
     ++schedules_;
     ScheduleOptions so;
     so.budget_bytes = budget_;
+    if (window_) so.prefetch_window = *window_;
     ScheduleResult s = make_schedule(g_, costs_, decisions_by_tensor(g_, p_, choice), so);
     if (!s.fits) return std::nullopt;
     return s;
@@ -65,19 +68,27 @@ class UndoSearch {
   const solvers::Problem& p_;
   std::uint64_t budget_;
   FallbackOptions options_;
+  std::optional<std::size_t> window_;
   int schedules_ = 0;
 };
 
 }  // namespace
 
-std::vector<Decision> evict_all_choice(const solvers::Problem& problem, Decision first) {
+std::vector<EvictAll> evict_all_variants() {
+  return {{Decision::kRecompute, true, std::nullopt},
+          {Decision::kSwap, true, std::nullopt},
+          {Decision::kSwap, false, 1}};
+}
+
+std::vector<Decision> evict_all_choice(const solvers::Problem& problem, const EvictAll& v) {
+  const Decision first = v.first;
   const Decision other = first == Decision::kSwap ? Decision::kRecompute : Decision::kSwap;
   std::vector<Decision> all(problem.candidates.size(), Decision::kKeep);
   for (std::size_t i = 0; i < all.size(); ++i) {
     const auto& c = problem.candidates[i];
     const bool can_first = first == Decision::kSwap ? c.can_swap : c.can_recompute;
     const bool can_other = first == Decision::kSwap ? c.can_recompute : c.can_swap;
-    all[i] = can_first ? first : can_other ? other : Decision::kKeep;
+    all[i] = can_first ? first : (can_other && v.fall_back) ? other : Decision::kKeep;
   }
   return all;
 }
@@ -87,9 +98,10 @@ std::optional<FallbackPlan> fit_from_evict_all(const ir::Graph& g, const ir::Nod
                                                const FallbackOptions& options) {
   UndoSearch search(g, costs, p, budget, options);
   std::optional<FallbackPlan> best;
-  for (Decision first : {Decision::kRecompute, Decision::kSwap}) {
+  for (const EvictAll& v : evict_all_variants()) {
+    search.set_prefetch_window(v.prefetch_window);
     FallbackPlan plan;
-    plan.choice = evict_all_choice(p, first);
+    plan.choice = evict_all_choice(p, v);
     auto s = search.fits(plan.choice);
     if (!s) continue;
     plan.schedule = std::move(*s);

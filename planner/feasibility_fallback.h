@@ -18,9 +18,21 @@
 
 namespace memplan::planner {
 
-// Every candidate evicted: `first` where the candidate allows it, else the
-// other option, else kept. Per candidate of `problem`.
-std::vector<Decision> evict_all_choice(const solvers::Problem& problem, Decision first);
+// The evict-all assignments the floor and the fallback start from: every
+// candidate recomputed (swapped where it cannot be), every candidate
+// swapped (recomputed where it cannot be), and vDNN's: every candidate that
+// can be swapped swapped, the rest kept, swap_ins at most one step ahead
+// (rebuilding what cannot be swapped holds chain inputs, which can peak
+// higher than keeping it).
+struct EvictAll {
+  Decision first = Decision::kRecompute;
+  bool fall_back = true;  // to the other option where `first` is not allowed
+  std::optional<std::size_t> prefetch_window;
+};
+std::vector<EvictAll> evict_all_variants();
+
+// Every candidate evicted the way `v` says. Per candidate of `problem`.
+std::vector<Decision> evict_all_choice(const solvers::Problem& problem, const EvictAll& v);
 
 struct FallbackPlan {
   std::vector<Decision> choice;  // per candidate

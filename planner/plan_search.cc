@@ -173,10 +173,11 @@ void keep_the_heuristics_if_faster(const ir::Graph& g, const ir::NodeCosts& cost
   const bool h_fits = hp.peak_bytes <= req.budget_bytes;
   const bool i_fits = ip.peak_bytes <= req.budget_bytes;
   if (!h_fits || (i_fits && ip.iteration_seconds <= hp.iteration_seconds)) return;
-  std::string how = i_fits ? "the ILP's plan simulated " +
-                                 std::to_string((ip.iteration_seconds - hp.iteration_seconds) * 1e3) +
-                                 " ms slower than the heuristic's; kept the heuristic's"
-                           : "the ILP's plan did not fit; kept the heuristic's";
+  std::string how = i_fits
+                        ? "the ILP's plan simulated " +
+                              std::to_string((ip.iteration_seconds - hp.iteration_seconds) * 1e3) +
+                              " ms slower than the heuristic's; kept the heuristic's"
+                        : "the ILP's plan did not fit; kept the heuristic's";
   const std::optional<double> bound = ilp.plan.solver.bound_seconds;
   const std::string note = ilp.solution.note;
   const double spent = ilp.plan.solver.solve_seconds + h.plan.solver.solve_seconds;
@@ -228,13 +229,12 @@ std::uint64_t smallest_reachable_peak(const ir::Graph& graph, const ir::NodeCost
   solvers::Problem p = solvers::build_problem(g, costs, 0, po);
   // Evict every candidate, preferring recompute, then preferring swap (on
   // residual chains swapping reaches lower: recomputing rebuilds the chain),
-  // and take the lower of the two scheduled peaks.
+  // and swapping with vDNN's one-step prefetch; the lowest scheduled peak.
   std::uint64_t best = UINT64_MAX;
-  for (Decision first : {Decision::kRecompute, Decision::kSwap})
-    best =
-        std::min(best, schedule_for(g, costs, decisions_by_tensor(g, p, evict_all_choice(p, first)),
-                                    0, std::nullopt)
-                           .peak_bytes);
+  for (const EvictAll& v : evict_all_variants())
+    best = std::min(best, schedule_for(g, costs, decisions_by_tensor(g, p, evict_all_choice(p, v)),
+                                       0, v.prefetch_window)
+                              .peak_bytes);
   return best;
 }
 
