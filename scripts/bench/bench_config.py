@@ -25,6 +25,15 @@ BUDGETS = [80, 60, 50, 40, 30, 20]
 # On the Pareto device a finer grid, which contains BUDGETS.
 FINE_BUDGETS = [95, 90, 85, 80, 75, 70, 65, 60, 55, 50, 45, 40, 35, 30, 25, 20]
 
+# The solvers `compare` runs in the quality part: memplan's own (auto = the
+# heuristic, then the ILP warm-started from it, keeping the faster plan) and
+# the baselines.
+MEMPLAN_SOLVERS = ["greedy", "ilp", "auto"]
+BASELINE_SOLVERS = ["chen-sqrt", "recompute-greedy", "recompute-ilp", "vdnn", "atp", "dtr"]
+# `memplan plan` runs of the objective part (plan.json: the model's objective
+# next to the simulated time), at every cell of the quality table.
+OBJECTIVE_SOLVERS = ["greedy", "ilp"]
+
 # The ILP's time limit in `compare` and `plan --solver auto` (seconds). Every
 # fixture's ILP either proves optimality or gives up well within it on this
 # machine; the whole bench stays under ~45 min on 2 cores.

@@ -9,6 +9,7 @@ import os
 import analysis as an
 import bench_config as cfg
 import report_plots
+import report_targets
 import report_text
 
 GIB = 2.0 ** 30
@@ -36,7 +37,7 @@ def cell(q, fx, dev, b, solver, best):
     if not q.fits(r):
         return "✗"
     text = "%.1f" % (r["overhead_percent"] + 0.0 if abs(r["overhead_percent"]) >= 0.05 else 0.0)
-    if solver in ("ilp", "recompute-ilp"):
+    if solver in ("ilp", "recompute-ilp") or (solver == "auto" and r.get("status") != "heuristic"):
         gap = r.get("ilp_gap_percent")
         status = r.get("status", "")
         if status == "optimal":
@@ -75,6 +76,69 @@ def quality_tables(q, reach):
     return lines
 
 
+QUALITY_INTRO = (
+    "Overhead %% = simulated iteration time of the plan (PLAN_FORMAT.md timing rules, roofline node times of the "
+    "device preset) over the baseline's, minus 1; from `memplan compare --json` (every solver, each with the "
+    "planner's budget tightening and the validator). `auto` = the heuristic, then the ILP warm-started from it, "
+    "keeping the faster plan; its cell carries the ILP's status when the ILP's plan was kept. **Bold**: the best "
+    "plan that fits. ✗: the solver's plan does not fit the budget. ILP cells: (opt) proven optimal under the "
+    "model, (gap g) the relative gap to Cbc's bound when stopped, (feas.) a plan without a proven bound (e.g. the "
+    "ILP coarsened the problem), otherwise its status. `reach ≥x%%`: the smallest budget memplan can reach for "
+    "that fixture (all candidates evicted); below it no plan can fit. ILP time limit: %g s per solve.")
+
+
+def load_data(d):
+    gb = an.load(d, "gbench.json", {}) or {}
+    return {"machine": an.load(d, "machine.json", {}), "q": an.Quality(an.load(d, "quality.json", [])),
+            "objective": an.load(d, "objective.json", []), "reach": an.load(d, "reach.json", {}),
+            "headline": an.load(d, "headline.json", {"saved": [], "maxbatch": []}),
+            "speed": an.load(d, "speed.json", []), "gb": gb, "gbt": an.gbench_table(gb)}
+
+
+def node_counts(speed, gbt):
+    nodes = {r["case"]: r["nodes"] for r in speed if r.get("nodes")}
+    for stage in gbt.values():
+        for case, b in stage.items():
+            if b.get("nodes"):
+                nodes.setdefault(case, int(b["nodes"]))
+    return nodes
+
+
+def quality_section(q, reach, machine, pareto, rel):
+    L = ["", "## Plan quality", "", QUALITY_INTRO % machine.get("ilp_time_limit", 0)]
+    L += quality_tables(q, reach)
+    L += ["", "### Pareto plots (%s)" % cfg.PARETO_DEVICE, "",
+          "Overhead vs budget on the finer grid %s %% (one line per method but `auto`; a break in a line: no plan "
+          "fits there)." % ", ".join(str(b) for b in cfg.FINE_BUDGETS), ""]
+    for fx, (svg, png) in pareto.items():
+        L.append("[![%s](%s)](%s)" % (fx, rel(png) or rel(svg), rel(svg)))
+    return L
+
+
+def write_report(D, args):
+    md_dir = os.path.dirname(os.path.abspath(args.out_md))
+    rel = lambda path: os.path.relpath(path, md_dir) if path else None  # noqa: E731
+    notes = "[%s](%s)" % ("docs/bench-notes.md", rel(NOTES))
+    q, machine, gbt, speed = D["q"], D["machine"], D["gbt"], D["speed"]
+    nodes = node_counts(speed, gbt)
+    pareto = report_plots.pareto_plots(q, args.plot_dir)
+    splots = report_plots.speed_plots(gbt, speed, args.plot_dir, nodes.get)
+    skipped = D["gb"].get("skipped", [])
+    results = report_targets.compute_all(q, D["objective"], D["headline"], D["reach"])
+    L = report_text.header(machine, args.command, args.seconds, notes)
+    L += report_targets.targets(results, an.speed_rows(speed), gbt)
+    L += report_text.headline(D["headline"], q, notes)
+    L += quality_section(q, D["reach"], machine, pareto, rel)
+    L += report_text.speed(speed, gbt, nodes, splots, rel, machine, skipped, D["gb"].get("context"))
+    L += report_text.findings(q, speed, gbt, D["headline"], skipped)
+    L += report_text.method(args.command, args.seconds, machine.get("quick"))
+    return L
+
+
+# The hand-written notes on these figures (not generated).
+NOTES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "bench-notes.md")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--data-dir", required=True)
@@ -84,54 +148,7 @@ def main():
     p.add_argument("--seconds", type=float, default=None, help="whole run time, for the header")
     args = p.parse_args()
     os.makedirs(args.plot_dir, exist_ok=True)
-    d = args.data_dir
-    machine = an.load(d, "machine.json", {})
-    q = an.Quality(an.load(d, "quality.json", []))
-    reach = an.load(d, "reach.json", {})
-    headline = an.load(d, "headline.json", {"saved": [], "maxbatch": []})
-    speed = an.load(d, "speed.json", [])
-    gb = an.load(d, "gbench.json", {})
-    gbt = an.gbench_table(gb)
-
-    nodes = {}
-    for r in speed:
-        if r.get("nodes"):
-            nodes[r["case"]] = r["nodes"]
-    for stage in gbt.values():
-        for case, b in stage.items():
-            if b.get("nodes"):
-                nodes.setdefault(case, int(b["nodes"]))
-
-    md_dir = os.path.dirname(os.path.abspath(args.out_md))
-    rel = lambda path: os.path.relpath(path, md_dir) if path else None  # noqa: E731
-    pareto = report_plots.pareto_plots(q, args.plot_dir)
-    splots = report_plots.speed_plots(gbt, speed, args.plot_dir, nodes.get)
-
-    t1 = an.target_heuristic_vs_ilp(q)
-    t2 = an.target_best_vs_baselines(q)
-    L = []
-    L += report_text.header(machine, args.command, args.seconds)
-    L += report_text.targets(t1, t2, an.speed_rows(speed), gbt)
-    L += report_text.headline(headline, q)
-    L += ["", "## Plan quality", "",
-          "Overhead %% = simulated iteration time of the plan (PLAN_FORMAT.md timing rules, roofline "
-          "node times of the device preset) over the baseline's, minus 1; from `memplan compare --json` "
-          "(every solver, each with the planner's budget tightening and the validator). **Bold**: the best "
-          "plan that fits. ✗: the solver's plan does not fit the budget. ILP cells: (opt) proven optimal "
-          "under the model, (gap g) the relative gap to Cbc's bound when stopped, (feas.) a plan without a proven bound (e.g. "
-          "the ILP coarsened the problem), otherwise its status. "
-          "`reach ≥x%%`: the smallest budget memplan can reach for that fixture (all candidates evicted); "
-          "below it no plan can fit. ILP time limit: %g s per solve." % machine.get("ilp_time_limit", 0)]
-    L += quality_tables(q, reach)
-    L += ["", "### Pareto plots (%s)" % cfg.PARETO_DEVICE, "",
-          "Overhead vs budget on the finer grid %s %% (one line per method; a break in a line: no plan fits "
-          "there)." % ", ".join(str(b) for b in cfg.FINE_BUDGETS), ""]
-    for fx, (svg, png) in pareto.items():
-        L.append("[![%s](%s)](%s)" % (fx, rel(png) or rel(svg), rel(svg)))
-    skipped = (gb or {}).get("skipped", [])
-    L += report_text.speed(speed, gbt, nodes, splots, rel, machine, skipped)
-    L += report_text.findings(q, speed, gbt, headline, machine, skipped)
-    L += report_text.method(machine, args.command)
+    L = write_report(load_data(args.data_dir), args)
     tmp = args.out_md + ".tmp"
     with open(tmp, "w") as f:
         f.write("\n".join(L).rstrip() + "\n")

@@ -15,7 +15,7 @@ def pareto_plots(q, plot_dir):
     for fx in q.fixtures():
         series = []
         any_fit = False
-        for s in an.SOLVERS:
+        for s in an.PLOT_SOLVERS:
             pts = []
             for b in cfg.FINE_BUDGETS:
                 r = q.row(fx, cfg.PARETO_DEVICE, b, s)

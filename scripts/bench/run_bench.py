@@ -6,6 +6,8 @@ scripts/bench.sh (see there for the options); stdlib only.
 Each part writes its own file, so a part can be rerun alone (--parts):
   machine.json   nproc, CPU, RAM, load, date, commit
   quality.json   `memplan compare --json` per fixture x device
+  objective.json plan.json's model objective and simulated time, per
+                 fixture x device x budget x solver (`memplan plan`)
   reach.json     smallest budget memplan can reach, per fixture
   headline.json  activation saved at <= 5 % overhead; maxbatch (DELTA, ATP)
   speed.json     /usr/bin/time -v of whole `memplan plan` / `inspect` runs
@@ -96,6 +98,7 @@ def quality(args, fixtures):
             budgets = cfg.FINE_BUDGETS if dev == cfg.PARETO_DEVICE else cfg.BUDGETS
             cmd = [args.memplan, "compare", fx["path"], *dim_args(fx["dims"]), "--device", dev,
                    "--budgets", ",".join("%g%%" % b for b in budgets),
+                   "--solvers", ",".join(cfg.MEMPLAN_SOLVERS + cfg.BASELINE_SOLVERS),
                    "--time-limit", str(args.ilp_time_limit), "--json"]
             rc, out, err, secs = run(cmd, timeout=args.compare_timeout)
             log("compare %s %s: rc %s, %.1f s" % (fx["name"], dev, rc, secs))
@@ -107,6 +110,43 @@ def quality(args, fixtures):
                 entry["error"] = err.strip()[-600:]
             rows.append(entry)
     return rows
+
+
+def objective(args, fixtures):
+    """The model's objective next to the simulation, from the plan.json of
+    `memplan plan` at every cell of the quality table (compare --json gives
+    only the simulated time)."""
+    rows = []
+    for fx in fixtures:
+        for dev in cfg.devices(args.quick):
+            for b in cfg.BUDGETS:
+                for solver in cfg.OBJECTIVE_SOLVERS:
+                    rows.append(plan_objective(args, fx, dev, b, solver))
+            log("objective %s %s: %d plans" % (fx["name"], dev, len(rows)))
+    return rows
+
+
+def plan_objective(args, fx, dev, budget, solver):
+    """One `memplan plan` run: its exit status and, when it wrote plan.json
+    (exit 0: the plan fits), the solver's objective and the prediction."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [args.memplan, "plan", fx["path"], *dim_args(fx["dims"]), "--device", dev,
+               "--budget", "%g%%" % budget, "--solver", solver, "--time-limit", str(args.ilp_time_limit),
+               "--no-rewrite", "-q", "-o", tmp]
+        rc, _, _, secs = run(cmd, timeout=args.compare_timeout)
+        plan = None
+        if rc == 0 and os.path.exists(os.path.join(tmp, "plan.json")):
+            with open(os.path.join(tmp, "plan.json")) as f:
+                plan = json.load(f)
+    entry = {"fixture": fx["name"], "device": dev, "budget": budget, "solver": solver, "rc": rc,
+             "seconds": secs, "command": " ".join(cmd[1:]).replace(tmp, "OUT")}
+    if plan is not None:
+        entry.update({"status": plan["solver"]["status"],
+                      "objective_seconds": plan["solver"]["objective_seconds"],
+                      "bound_seconds": plan["solver"]["bound_seconds"],
+                      "budget_bytes": plan["budget_bytes"],
+                      "predicted": plan["predicted"]})
+    return entry
 
 
 SMALLEST = re.compile(r"smallest budget memplan can reach is [^(]*\((\d+) B\)")
@@ -347,7 +387,7 @@ def main():
     p.add_argument("--data-dir", required=True)
     p.add_argument("--fixtures", default="tests/fixtures")
     p.add_argument("--quick", action="store_true")
-    p.add_argument("--parts", default="machine,quality,reach,headline,speed,gbench")
+    p.add_argument("--parts", default="machine,quality,objective,reach,headline,speed,gbench")
     p.add_argument("--ilp-time-limit", type=float, default=cfg.ILP_TIME_LIMIT)
     p.add_argument("--gbench-ilp-time-limit", type=float, default=cfg.GBENCH_ILP_TIME_LIMIT)
     p.add_argument("--compare-timeout", type=float, default=1800)
@@ -370,6 +410,8 @@ def main():
         save(args.data_dir, "machine.json", machine(args))
     if "quality" in parts:
         save(args.data_dir, "quality.json", quality(args, fixtures))
+    if "objective" in parts:
+        save(args.data_dir, "objective.json", objective(args, fixtures))
     if "reach" in parts:
         save(args.data_dir, "reach.json", reach(args, fixtures))
     if "headline" in parts:

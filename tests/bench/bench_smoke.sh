@@ -25,6 +25,11 @@ for section in "## Targets" "## Plan quality" "## Speed" "## What looked wrong" 
   grep -qF "$section" "$report" || fail "section '$section' missing"
 done
 grep -qE '^\| mlp \(batch=64\)' "$report" || fail "no quality row for mlp"
+for target in "model objective within" "proven ILP plan" "greedy ≤" "every baseline" "activation memory saved" \
+  "gpt2_small on a100-40gb" "feasibility monotone"; do
+  grep -qF "$target" "$report" || fail "target '$target' missing from the Targets table"
+done
+grep -qF "bench-notes.md" "$report" || fail "no link to docs/bench-notes.md"
 grep -qE '^\| synth1k \| [0-9]+ \|' "$report" || fail "no speed row for the 1k synthetic graph"
 grep -qE '^\| mlp \| 26 \| 2 \| [0-9.]+ \|' "$report" || fail "no Google Benchmark row for mlp"
 [ -s "$out/bench/pareto_mlp.svg" ] || fail "no Pareto chart"
