@@ -10,6 +10,7 @@
 #include "planner/plan_validator.h"
 #include "planner/planning_order.h"
 #include "planner/simulator.h"
+#include "solvers/model_eval.h"
 #include "solvers/problem_builder.h"
 #include "solvers/solver_registry.h"
 
@@ -72,10 +73,11 @@ ScheduleResult schedule_for(const ir::Graph& g, const ir::NodeCosts& costs,
 
 // A fitting schedule found another way takes the solver's place, and the
 // note says how.
-void adopt(Attempt& best, ScheduleResult schedule, std::vector<Decision> choice,
+void adopt(Attempt& best, ScheduleResult schedule, std::vector<Decision> choice, double objective,
            const std::string& how) {
   best.schedule = std::move(schedule);
   best.solution.choice = std::move(choice);
+  best.solution.objective_seconds = objective;  // the model's, for the plan handed out
   if (best.solution.status == "infeasible") best.solution.status = "heuristic";
   best.solution.note += (best.solution.note.empty() ? "" : "; ") + how;
 }
@@ -96,6 +98,7 @@ void rescue_unfit(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequ
     Attempt h = run_solver(g, costs, req, *solvers::make_solver("greedy"), ho);
     if (h.schedule.fits)
       return adopt(best, std::move(h.schedule), std::move(h.solution.choice),
+                   h.solution.objective_seconds,
                    "the ILP's plan did not fit; kept the heuristic's");
   }
   if (name != "greedy" && name != "ilp") return;
@@ -103,19 +106,18 @@ void rescue_unfit(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequ
   FallbackOptions fo;
   fo.interrupted = req.interrupted;
   if (auto f = fit_from_evict_all(g, costs, problem, req.budget_bytes, fo))
-    adopt(best, std::move(f->schedule), std::move(f->choice),
+    adopt(best, std::move(f->schedule), f->choice,
+          solvers::evaluate(problem, f->choice).overhead_seconds,
           "the solver's plan did not fit; this one undoes evictions of the evict-all plan while it "
           "fits (" +
               std::to_string(f->schedules) + " schedules)");
 }
 
-// One solver, with model-budget tightening until the schedule fits.
-Attempt run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
-                   const solvers::Solver& solver, const solvers::SolverOptions& base_options) {
-  solvers::ProblemOptions po;
-  po.allow_swap = req.allow_swap;
-  po.allow_recompute = req.allow_recompute;
-  solvers::Problem problem = solvers::build_problem(g, costs, req.budget_bytes, po);
+// One solver on one problem, with model-budget tightening until the
+// schedule fits.
+Attempt tightening_rounds(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
+                          const solvers::Solver& solver, const solvers::SolverOptions& base_options,
+                          solvers::Problem& problem) {
   Attempt best;
   bool have = false;
   std::uint64_t model_budget = req.budget_bytes;
@@ -152,6 +154,29 @@ Attempt run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReq
     if (cut >= model_budget) break;
     model_budget -= cut;
     if (req.interrupted != nullptr && *req.interrupted) break;
+  }
+  return best;
+}
+
+// One solver, with model-budget tightening until the schedule fits. Chain
+// holds (solvers/problem.h) count held inputs the scheduler may rebuild
+// instead; where the rounds find no fit with them, they run again without.
+Attempt run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
+                   const solvers::Solver& solver, const solvers::SolverOptions& base_options) {
+  solvers::ProblemOptions po;
+  po.allow_swap = req.allow_swap;
+  po.allow_recompute = req.allow_recompute;
+  solvers::Problem problem = solvers::build_problem(g, costs, req.budget_bytes, po);
+  Attempt best = tightening_rounds(g, costs, req, solver, base_options, problem);
+  if (!best.schedule.fits && !problem.holds.empty()) {
+    solvers::Problem unheld = problem;
+    unheld.holds.clear();
+    Attempt a = tightening_rounds(g, costs, req, solver, base_options, unheld);
+    if (a.schedule.fits || a.schedule.peak_bytes < best.schedule.peak_bytes) {
+      best = std::move(a);
+      best.solution.note += std::string(best.solution.note.empty() ? "" : "; ") +
+                            "fitted once chain holds were left out of the model";
+    }
   }
   if (!best.schedule.fits) rescue_unfit(g, costs, req, solver.name(), base_options, problem, best);
   best.plan = assemble(g, costs, req, best.schedule, best.solution, solver.name());

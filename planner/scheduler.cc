@@ -70,31 +70,34 @@ std::string diagnose(const ir::Graph& graph, const ScheduleResult& r, std::uint6
   return line;
 }
 
-// A swap_out whose tensor is never swapped back in only loads the link (its
-// reload found the tensor still resident, its free pending on the copy):
-// dropped. A tensor none of whose copies is used counts as recomputed when
-// its producer's recompute brings it back (a sibling's), else as kept.
+// A swap_out whose tensor is never swapped back in nor remade only loads
+// the link (its reload found the tensor still resident, its free pending on
+// the copy): dropped, and the tensor counts as kept. (One that a sibling's
+// recompute remade stays: the tensor was evicted as asked.)
 void drop_unused_swap_outs(const ir::Graph& graph, ScheduleResult& r) {
   std::vector<char> swapped_in(r.applied.size(), 0), remade(graph.nodes().size(), 0);
+  for (const Step& s : r.schedule) {
+    if (s.op == StepOp::kSwapIn) swapped_in[s.id] = 1;
+    if (s.op == StepOp::kRecompute) remade[s.id] = 1;
+  }
+  auto unused = [&](ir::TensorId t) {
+    return r.applied[t] == Decision::kSwap && !swapped_in[t] && !remade[graph.tensor(t).producer];
+  };
   std::vector<Step> kept;
   kept.reserve(r.schedule.size());
   std::int64_t worst = r.worst_step;
-  for (std::size_t i = r.schedule.size(); i-- > 0;) {
+  for (std::size_t i = 0; i < r.schedule.size(); ++i) {
     const Step& s = r.schedule[i];
-    if (s.op == StepOp::kSwapIn) swapped_in[s.id] = 1;
-    if (s.op == StepOp::kRecompute) remade[s.id] = 1;
-    if (s.op == StepOp::kSwapOut && !swapped_in[s.id]) {
+    if (s.op == StepOp::kSwapOut && unused(s.id)) {
       if (static_cast<std::int64_t>(i) <= r.worst_step) --worst;
       continue;
     }
     kept.push_back(s);
   }
-  std::reverse(kept.begin(), kept.end());
   r.schedule = std::move(kept);
   r.worst_step = worst;
   for (ir::TensorId t = 0; t < r.applied.size(); ++t)
-    if (r.applied[t] == Decision::kSwap && !swapped_in[t])
-      r.applied[t] = remade[graph.tensor(t).producer] ? Decision::kRecompute : Decision::kKeep;
+    if (unused(t)) r.applied[t] = Decision::kKeep;
 }
 
 }  // namespace

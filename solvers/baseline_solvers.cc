@@ -36,10 +36,12 @@ Solution ChenSqrtSolver::solve(const Problem& p, const SolverOptions&) const {
   auto start = Clock::now();
   std::vector<Decision> choice(p.candidates.size(), Decision::kKeep);
   auto order = forward_order(p);
-  const auto stride = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(order.size()))));
+  const auto stride =
+      static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(order.size()))));
   for (std::size_t k = 0; k < order.size(); ++k) {
     bool checkpoint = stride == 0 || k % stride == 0;
-    if (!checkpoint && p.candidates[order[k]].can_recompute) choice[order[k]] = Decision::kRecompute;
+    if (!checkpoint && p.candidates[order[k]].can_recompute)
+      choice[order[k]] = Decision::kRecompute;
   }
   return finish(p, std::move(choice), start);
 }
@@ -70,7 +72,8 @@ Solution AtpSolver::solve(const Problem& p, const SolverOptions&) const {
   }
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return efficiency[a] > efficiency[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](auto a, auto b) { return efficiency[a] > efficiency[b]; });
   const std::uint64_t peak = p.baseline_peak();
   const std::uint64_t excess = peak > p.budget_bytes ? peak - p.budget_bytes : 0;
   std::vector<Decision> choice(n, Decision::kKeep);

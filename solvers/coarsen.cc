@@ -67,6 +67,14 @@ Coarsened coarsen(const Problem& p, std::size_t max_groups, bool mix_options) {
     out.members.push_back(std::move(members));
     k = j;
   }
+  // A group's gap is inside each member's, so a hold's span there is inside
+  // the member's span: the coarse model still never frees more than the
+  // fine one.
+  std::vector<std::size_t> group_of(n, 0);
+  for (std::size_t gi = 0; gi < out.members.size(); ++gi)
+    for (std::size_t m : out.members[gi]) group_of[m] = gi;
+  for (const ChainHold& h : p.holds)
+    out.problem.holds.push_back({group_of[h.reader], group_of[h.input], h.held, h.bytes, h.source});
   return out;
 }
 

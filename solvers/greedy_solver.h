@@ -14,8 +14,8 @@ class GreedySolver final : public Solver {
   struct Config {
     bool allow_swap = true;
     bool allow_recompute = true;
-    int exchange_rounds = 32;   // K
-    int simulate_calls = 40;    // budget of simulator-judged moves
+    int exchange_rounds = 32;  // K
+    int simulate_calls = 40;   // budget of simulator-judged moves
   };
   GreedySolver() = default;
   explicit GreedySolver(Config config) : config_(config) {}
@@ -27,6 +27,9 @@ class GreedySolver final : public Solver {
   }
 
  private:
+  void keep_the_fastest_run(const Problem& problem, const SolverOptions& options,
+                            Solution& out) const;
+
   Config config_;
   std::string name_ = "greedy";
 };

@@ -4,43 +4,90 @@
 #include <limits>
 #include <numeric>
 #include <string>
+#include <tuple>
 
 #include "ir/errors.h"
+#include "solvers/model_eval.h"
 
 namespace memplan::solvers {
 
 std::size_t IlpModel::nonzeros() const {
   std::size_t n = 0;
   for (const auto& c : columns) n += static_cast<std::size_t>(c.end_row - c.first_row);
+  for (const auto& h : holds) n += static_cast<std::size_t>(h.end_row - h.first_row);
   return n;
 }
+
+namespace {
+
+// The rows whose segment starts inside `span`: a boundary sits at every
+// span's end, so the whole segment is inside too.
+std::pair<int, int> rows_in(const IlpModel& m, const Interval& span) {
+  if (span.empty()) return {0, 0};
+  auto first = std::lower_bound(m.memory_step.begin(), m.memory_step.end(), span.begin);
+  auto end = std::upper_bound(first, m.memory_step.end(), span.end);
+  return {static_cast<int>(first - m.memory_step.begin()),
+          static_cast<int>(end - m.memory_step.begin())};
+}
+
+// Per hold group and option of its input, a chain of IlpHolds (one per
+// reader, in start order).
+void add_holds(const Problem& p, IlpModel& m, const std::vector<int>& swap_col,
+               const std::vector<int>& rec_col) {
+  for (const auto& [first, end] : hold_groups(p)) {
+    const ChainHold& head = p.holds[first];
+    const Candidate& in = p.candidates[head.input];
+    for (Decision d : {Decision::kSwap, Decision::kRecompute}) {
+      const int col = d == Decision::kSwap ? swap_col[head.input] : rec_col[head.input];
+      const Interval& gap = d == Decision::kSwap ? in.swap_gap : in.recompute_gap;
+      if (col < 0 || gap.empty()) continue;
+      int prev = -1;
+      for (std::size_t h = first; h < end; ++h) {
+        if (rec_col[p.holds[h].reader] < 0) continue;
+        const std::int64_t stop = h + 1 < end ? p.holds[h + 1].held.begin - 1 : head.held.end;
+        const Interval span{std::max(gap.begin, p.holds[h].held.begin), std::min(gap.end, stop)};
+        m.holds.push_back({rec_col[p.holds[h].reader], col, prev,
+                           static_cast<double>(head.bytes) * m.bytes_scale, span});
+        prev = static_cast<int>(m.holds.size()) - 1;
+      }
+    }
+  }
+}
+
+}  // namespace
 
 IlpModel build_ilp_model(const Problem& p) {
   IlpModel m;
   std::vector<const Interval*> gap_of;  // per column
+  std::vector<int> swap_col(p.candidates.size(), -1), rec_col(p.candidates.size(), -1);
   for (std::size_t i = 0; i < p.candidates.size(); ++i) {
     const Candidate& c = p.candidates[i];
     const double mib = static_cast<double>(c.bytes) * m.bytes_scale;
-    int swap_col = -1, rec_col = -1;
     if (c.can_swap) {
-      swap_col = static_cast<int>(m.columns.size());
+      swap_col[i] = static_cast<int>(m.columns.size());
       m.columns.push_back({i, Decision::kSwap, c.swap_exposed_seconds, mib});
       gap_of.push_back(&c.swap_gap);
     }
     if (c.can_recompute) {
-      rec_col = static_cast<int>(m.columns.size());
+      rec_col[i] = static_cast<int>(m.columns.size());
       m.columns.push_back({i, Decision::kRecompute, c.recompute_seconds, mib});
       gap_of.push_back(&c.recompute_gap);
     }
-    if (swap_col >= 0 && rec_col >= 0) m.one_choice.emplace_back(swap_col, rec_col);
+    if (swap_col[i] >= 0 && rec_col[i] >= 0) m.one_choice.emplace_back(swap_col[i], rec_col[i]);
   }
+  add_holds(p, m, swap_col, rec_col);
 
-  // Segment boundaries: every gap's begin and end + 1.
+  // Segment boundaries: every gap's and hold span's begin and end + 1.
   const auto steps = static_cast<std::int64_t>(p.step_bytes.size());
   std::vector<std::int64_t> cuts{0, steps};
   for (const Interval* gap : gap_of) {
     cuts.push_back(gap->begin);
     cuts.push_back(gap->end + 1);
+  }
+  for (const IlpHold& h : m.holds) {
+    if (h.span.empty()) continue;
+    cuts.push_back(h.span.begin);
+    cuts.push_back(h.span.end + 1);
   }
   std::sort(cuts.begin(), cuts.end());
   cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
@@ -61,14 +108,9 @@ IlpModel build_ilp_model(const Problem& p) {
   }
   // Each column covers the rows whose segment starts inside its gap: a
   // boundary sits at every gap end, so the whole segment is inside too.
-  for (std::size_t j = 0; j < m.columns.size(); ++j) {
-    const Interval& gap = *gap_of[j];
-    if (gap.empty()) continue;
-    auto first = std::lower_bound(m.memory_step.begin(), m.memory_step.end(), gap.begin);
-    auto end = std::upper_bound(first, m.memory_step.end(), gap.end);
-    m.columns[j].first_row = static_cast<int>(first - m.memory_step.begin());
-    m.columns[j].end_row = static_cast<int>(end - m.memory_step.begin());
-  }
+  for (std::size_t j = 0; j < m.columns.size(); ++j)
+    std::tie(m.columns[j].first_row, m.columns[j].end_row) = rows_in(m, *gap_of[j]);
+  for (IlpHold& h : m.holds) std::tie(h.first_row, h.end_row) = rows_in(m, h.span);
   // A row no column can cover enough, even all together, cannot be met. A
   // candidate counts once per row (its swap and recompute ranges may
   // overlap), so add its bytes over the union of its ranges, by differences.
@@ -137,11 +179,25 @@ IlpArrays ilp_arrays(const IlpModel& m, const Problem& p) {
   const int n_bin = static_cast<int>(m.columns.size());
   const int n_choice = static_cast<int>(m.one_choice.size());
   const int row_out = n_choice, row_in = n_choice + 1, first_memory = n_choice + 2;
-  const int first_cut = first_memory + static_cast<int>(m.memory_lower.size());
+  const int n_holds = static_cast<int>(m.holds.size());
+  const int first_hold = first_memory + static_cast<int>(m.memory_lower.size());
+  const int first_cut = first_hold + 2 * n_holds;
   const int n_cuts = static_cast<int>(m.link_cuts.size());
-  a.cols = n_bin + 2 + n_cuts;
+  a.cols = n_bin + 2 + n_holds + n_cuts;
   a.rows = first_cut + n_cuts;
   const auto cuts = cut_entries(m, p.candidates.size(), scale);
+  // Per binary, the hold rows it appears in (ascending) and its
+  // coefficient there: 2 when a coarse group holds its own member.
+  std::vector<std::vector<std::pair<int, double>>> hold_rows(static_cast<std::size_t>(n_bin));
+  for (int h = 0; h < n_holds; ++h) {
+    const IlpHold& x = m.holds[h];
+    if (x.reader_col == x.input_col) {
+      hold_rows[x.reader_col].emplace_back(first_hold + 2 * h, 2.0);
+      continue;
+    }
+    hold_rows[x.reader_col].emplace_back(first_hold + 2 * h, 1.0);
+    hold_rows[x.input_col].emplace_back(first_hold + 2 * h, 1.0);
+  }
 
   std::vector<int> choice_row(n_bin, -1);
   for (int k = 0; k < n_choice; ++k) {
@@ -149,7 +205,8 @@ IlpArrays ilp_arrays(const IlpModel& m, const Problem& p) {
     choice_row[m.one_choice[k].second] = k;
   }
   // Size everything once: the point is to never reallocate.
-  std::size_t nnz = 2 * n_choice + 2 + m.nonzeros() + static_cast<std::size_t>(n_cuts);
+  std::size_t nnz = 2 * n_choice + 2 + m.nonzeros() + 5 * static_cast<std::size_t>(n_holds) +
+                    static_cast<std::size_t>(n_cuts);
   for (const auto& cut : m.link_cuts) nnz += cut.members.size();
   for (const auto& c : m.columns) nnz += c.choice == Decision::kSwap ? 2 : 0;
   if (nnz > static_cast<std::size_t>(std::numeric_limits<int>::max()))
@@ -176,6 +233,7 @@ IlpArrays ilp_arrays(const IlpModel& m, const Problem& p) {
       put(row_in, -p.candidates[c.candidate].swap_in_seconds * scale);
     }
     for (int r = c.first_row; r < c.end_row; ++r) put(first_memory + r, c.mib);
+    for (const auto& [r, v] : hold_rows[j]) put(r, v);
     if (c.choice == Decision::kSwap)
       for (const auto& [k, v] : cuts[c.candidate]) put(first_cut + k, v);
   }
@@ -183,12 +241,26 @@ IlpArrays ilp_arrays(const IlpModel& m, const Problem& p) {
   put(row_out, 1.0);
   a.starts.push_back(static_cast<int>(a.index.size()));
   put(row_in, 1.0);
+  // A hold: -MiB in the memory rows of its span, -1 in its own two rows,
+  // +1 in the chain row of the hold after it.
+  for (int h = 0; h < n_holds; ++h) {
+    const IlpHold& x = m.holds[h];
+    a.starts.push_back(static_cast<int>(a.index.size()));
+    for (int r = x.first_row; r < x.end_row; ++r) put(first_memory + r, -x.mib);
+    put(first_hold + 2 * h, -1.0);
+    if (x.prev >= 0) put(first_hold + 2 * h + 1, -1.0);
+    if (h + 1 < n_holds && m.holds[h + 1].prev == h) put(first_hold + 2 * h + 3, 1.0);
+  }
   for (int k = 0; k < n_cuts; ++k) {
     a.starts.push_back(static_cast<int>(a.index.size()));
     put(first_cut + k, 1.0);
   }
   a.starts.push_back(static_cast<int>(a.index.size()));
   for (int j = n_bin; j < a.cols; ++j) a.col_upper[j] = kInf;
+  for (int h = 0; h < n_holds; ++h) {
+    a.col_upper[n_bin + 2 + h] = 1.0;
+    a.objective[n_bin + 2 + h] = 0.0;
+  }
 
   a.row_lower.assign(a.rows, -kInf);
   a.row_upper.assign(a.rows, kInf);
@@ -197,6 +269,11 @@ IlpArrays ilp_arrays(const IlpModel& m, const Problem& p) {
   a.row_lower[row_in] = -p.backward_seconds * scale;
   for (std::size_t r = 0; r < m.memory_lower.size(); ++r)
     a.row_lower[first_memory + r] = m.memory_lower[r];
+  // x_reader + x_input - z <= 1; z_prev - z <= 0.
+  for (int h = 0; h < n_holds; ++h) {
+    a.row_upper[first_hold + 2 * h] = 1.0;
+    a.row_upper[first_hold + 2 * h + 1] = 0.0;
+  }
   for (int k = 0; k < n_cuts; ++k) {
     const LinkCut& cut = m.link_cuts[static_cast<std::size_t>(k)];
     a.row_lower[first_cut + k] = -(cut.capacity + cut_slack(cut)) * scale;

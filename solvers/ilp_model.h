@@ -21,8 +21,25 @@ struct IlpColumn {
   int end_row = 0;
 };
 
+// Chain holds (problem.h) of one tensor, for one option of its input: a
+// chain of continuous columns, one per reader in start order, each for the
+// steps from its reader's start to the next one's. z_j >= x_reader_j +
+// x_input - 1 and z_j >= z_{j-1}, so z_j = 1 exactly when the input takes
+// that option and some reader up to j is recomputed; z_j gives the input's
+// MiB back in the memory rows of its span.
+struct IlpHold {
+  int reader_col = 0;  // the reader's recompute column
+  int input_col = 0;   // the input's swap or recompute column
+  int prev = -1;       // the hold before it in its chain
+  double mib = 0;
+  Interval span;  // the steps it gives memory back over (may be empty)
+  int first_row = 0;
+  int end_row = 0;
+};
+
 struct IlpModel {
   std::vector<IlpColumn> columns;  // binaries; then two continuous link-excess columns
+  std::vector<IlpHold> holds;      // then one continuous column each
   // One memory row per segment of steps over budget: sum >= lower (MiB).
   std::vector<double> memory_lower;
   std::vector<std::int64_t> memory_step;         // first step of each row's segment
@@ -36,7 +53,7 @@ struct IlpModel {
   std::vector<LinkCut> link_cuts;
   bool infeasible = false;  // some step cannot be brought under budget at all
   std::int64_t infeasible_step = -1;
-  std::size_t nonzeros() const;  // entries of the memory rows
+  std::size_t nonzeros() const;  // entries of the memory rows (holds' included)
 };
 
 // Memory rows are compressed: steps between consecutive gap boundaries are
@@ -46,9 +63,10 @@ IlpModel build_ilp_model(const Problem& problem);
 
 // The whole program as column-major (CSC) arrays, so a solver loads it in
 // one call instead of growing a matrix row by row. Rows: the one_choice
-// rows, the d2h then the h2d link row, the memory rows, then one row per
-// link cut; columns: the binaries, then e_out and e_in, then one wait per
-// link cut. Row indices ascend within every column.
+// rows, the d2h then the h2d link row, the memory rows, then two rows per
+// hold, then one row per link cut; columns: the binaries, then e_out and
+// e_in, then one per hold, then one wait per link cut. Row indices ascend
+// within every column.
 struct IlpArrays {
   int rows = 0;
   int cols = 0;

@@ -128,7 +128,8 @@ Solution incumbent_only(const Problem& problem, const SolverOptions& options,
 void set_warm_start(CbcModel& model, const IlpModel& m, const Problem& problem,
                     const std::vector<Decision>& start) {
   const int n_bin = static_cast<int>(m.columns.size());
-  const int n_cols = n_bin + 2 + static_cast<int>(m.link_cuts.size());
+  const int n_holds = static_cast<int>(m.holds.size());
+  const int n_cols = n_bin + 2 + n_holds + static_cast<int>(m.link_cuts.size());
   const double scale = m.seconds_scale;
   const ModelEval e = evaluate(problem, start);
   if (!e.fits) return;
@@ -137,10 +138,15 @@ void set_warm_start(CbcModel& model, const IlpModel& m, const Problem& problem,
     x[j] = start[m.columns[j].candidate] == m.columns[j].choice ? 1.0 : 0.0;
   x[n_bin] = e.link_out_excess * scale;
   x[n_bin + 1] = e.link_in_excess * scale;
+  for (int h = 0; h < n_holds; ++h) {
+    const IlpHold& z = m.holds[h];
+    const double before = z.prev >= 0 ? x[n_bin + 2 + z.prev] : 0.0;
+    x[n_bin + 2 + h] = std::max(before, x[z.reader_col] + x[z.input_col] - 1.0);
+  }
   double waits = 0;
   for (std::size_t k = 0; k < m.link_cuts.size(); ++k) {
     const double w = m.link_cuts[k].delay(start);
-    x[static_cast<std::size_t>(n_bin + 2) + k] = w * scale;
+    x[static_cast<std::size_t>(n_bin + 2 + n_holds) + k] = w * scale;
     waits += w;
   }
   model.setBestSolution(x.data(), n_cols, (e.overhead_seconds + waits) * scale, true);

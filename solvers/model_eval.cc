@@ -7,11 +7,42 @@ namespace memplan::solvers {
 
 bool allowed(const Candidate& c, Decision d) {
   switch (d) {
-    case Decision::kKeep: return true;
-    case Decision::kSwap: return c.can_swap;
-    case Decision::kRecompute: return c.can_recompute;
+    case Decision::kKeep:
+      return true;
+    case Decision::kSwap:
+      return c.can_swap;
+    case Decision::kRecompute:
+      return c.can_recompute;
   }
   return false;
+}
+
+Interval hold_span(const Problem& p, const ChainHold& h, Decision reader, Decision input) {
+  if (reader != Decision::kRecompute || input == Decision::kKeep) return {};
+  const Candidate& c = p.candidates[h.input];
+  const Interval& gap = input == Decision::kSwap ? c.swap_gap : c.recompute_gap;
+  return Interval{std::max(gap.begin, h.held.begin), std::min(gap.end, h.held.end)};
+}
+
+std::vector<std::pair<std::size_t, std::size_t>> hold_groups(const Problem& p) {
+  std::vector<std::pair<std::size_t, std::size_t>> groups;
+  for (std::size_t h = 0; h < p.holds.size();) {
+    std::size_t e = h + 1;
+    while (e < p.holds.size() && p.holds[e].source == p.holds[h].source) ++e;
+    groups.emplace_back(h, e);
+    h = e;
+  }
+  return groups;
+}
+
+Interval held_back(const Problem& p, std::size_t first, std::size_t end,
+                   std::span<const Decision> choice) {
+  for (std::size_t h = first; h < end; ++h) {
+    const ChainHold& x = p.holds[h];
+    if (choice[x.reader] == Decision::kRecompute)
+      return hold_span(p, x, Decision::kRecompute, choice[x.input]);
+  }
+  return {};
 }
 
 std::vector<std::uint64_t> freed_per_step(const Problem& p, std::span<const Decision> choice) {
@@ -27,11 +58,18 @@ std::vector<std::uint64_t> freed_per_step(const Problem& p, std::span<const Deci
     diff[static_cast<std::size_t>(gap->begin)] += static_cast<std::int64_t>(c.bytes);
     diff[static_cast<std::size_t>(gap->end) + 1] -= static_cast<std::int64_t>(c.bytes);
   }
+  for (const auto& [first, end] : hold_groups(p)) {
+    const Interval back = held_back(p, first, end, choice);
+    if (back.empty()) continue;
+    const auto bytes = static_cast<std::int64_t>(p.holds[first].bytes);
+    diff[static_cast<std::size_t>(back.begin)] -= bytes;
+    diff[static_cast<std::size_t>(back.end) + 1] += bytes;
+  }
   std::vector<std::uint64_t> freed(p.step_bytes.size());
   std::int64_t run = 0;
   for (std::size_t s = 0; s < freed.size(); ++s) {
     run += diff[s];
-    freed[s] = static_cast<std::uint64_t>(run);
+    freed[s] = static_cast<std::uint64_t>(std::max<std::int64_t>(run, 0));
   }
   return freed;
 }

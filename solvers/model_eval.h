@@ -3,6 +3,7 @@
 // one assignment: the yardstick every solver and test shares.
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "solvers/decision.h"
@@ -13,10 +14,10 @@ namespace memplan::solvers {
 struct ModelEval {
   std::uint64_t peak_bytes = 0;  // max over steps of baseline minus freed
   std::int64_t peak_step = -1;
-  bool fits = false;             // peak_bytes <= budget
-  double overhead_seconds = 0;   // the objective
-  double link_out_excess = 0;    // d2h transfers beyond forward compute
-  double link_in_excess = 0;     // h2d transfers beyond backward compute
+  bool fits = false;            // peak_bytes <= budget
+  double overhead_seconds = 0;  // the objective
+  double link_out_excess = 0;   // d2h transfers beyond forward compute
+  double link_in_excess = 0;    // h2d transfers beyond backward compute
 };
 
 // `choice` has one entry per candidate. O(candidates + steps).
@@ -24,6 +25,21 @@ ModelEval evaluate(const Problem& problem, std::span<const Decision> choice);
 
 // Bytes freed at each step by `choice`.
 std::vector<std::uint64_t> freed_per_step(const Problem& problem, std::span<const Decision> choice);
+
+// The steps over which chain hold `h` puts its input back on the device,
+// given the reader's and the input's choices: empty unless the reader is
+// recomputed and the input evicted.
+Interval hold_span(const Problem& problem, const ChainHold& h, Decision reader, Decision input);
+
+// The runs of Problem::holds that hold one tensor: [begin, end) index pairs.
+std::vector<std::pair<std::size_t, std::size_t>> hold_groups(const Problem& problem);
+
+// Where the tensor of the hold group [first, end) is back on the device
+// under `choice`: from the earliest recomputed reader's start to the end,
+// inside the input's gap; empty when no reader is recomputed or the input
+// is kept.
+Interval held_back(const Problem& problem, std::size_t first, std::size_t end,
+                   std::span<const Decision> choice);
 
 // Whether the choice for candidate i is allowed by the problem.
 bool allowed(const Candidate& c, Decision d);

@@ -36,8 +36,24 @@ struct Candidate {
   bool can_recompute = false;
 };
 
+// A recompute reads its chain's inputs where it runs (docs/model.md §Chain
+// holds). When candidate `reader` is recomputed and candidate `input`, one
+// of those inputs, is evicted, the scheduler brings `input` back for that
+// recompute and holds it until its own reader: over `held`, the input's
+// `bytes` are on the device even inside its gap. Holds of one tensor
+// (`source`) share their end and bytes and count once: from the earliest
+// recomputed reader's start. Problem::holds is sorted by source, then start.
+struct ChainHold {
+  std::size_t reader = 0;
+  std::size_t input = 0;
+  Interval held;
+  std::uint64_t bytes = 0;
+  std::size_t source = 0;  // the held tensor (a candidate of the fine problem)
+};
+
 struct Problem {
   std::vector<Candidate> candidates;
+  std::vector<ChainHold> holds;
   std::vector<std::uint64_t> step_bytes;  // baseline device memory during each step
   std::vector<double> step_seconds;       // compute time of each step
   std::uint64_t budget_bytes = 0;

@@ -19,8 +19,11 @@ std::vector<double> prefix_times(const ir::NodeCosts& costs) {
 // Time to recompute `t` at step `at`: its producer, plus (recursively) the
 // producers of inputs that are no longer on the device there in the
 // baseline. -1 when not possible (a random node, or a chain too long).
+// `leaves`, when given, collects the chain's inputs that are read where
+// they are (resident at `at`), graph inputs and parameters aside.
 double chain_seconds(const ir::Graph& g, const ir::NodeCosts& costs, const ir::Liveness& live,
-                     ir::TensorId t, std::int64_t at, int depth_left) {
+                     ir::TensorId t, std::int64_t at, int depth_left,
+                     std::vector<ir::TensorId>* leaves = nullptr) {
   const ir::Tensor& x = g.tensor(t);
   if (x.producer == ir::kNoNode || depth_left <= 0) return -1;
   const ir::Node& p = g.node(x.producer);
@@ -33,8 +36,11 @@ double chain_seconds(const ir::Graph& g, const ir::NodeCosts& costs, const ir::L
     return -1;
   double total = costs.seconds[x.producer];
   for (ir::TensorId in : p.inputs) {
-    if (resident_at(in)) continue;
-    double more = chain_seconds(g, costs, live, in, at, depth_left - 1);
+    if (resident_at(in)) {
+      if (leaves != nullptr && !live.pinned(in)) leaves->push_back(in);
+      continue;
+    }
+    double more = chain_seconds(g, costs, live, in, at, depth_left - 1, leaves);
     if (more < 0) return -1;
     total += more;
   }
@@ -64,6 +70,36 @@ std::vector<bool> masks_held_for_recompute(const ir::Graph& g, const ir::NodeCos
       held[mask] = true;
   }
   return held;
+}
+
+// Chain holds (problem.h): for each recomputable candidate, the candidates
+// its chain reads where they are, when their own reader comes later.
+void add_chain_holds(const ir::Graph& g, const ir::NodeCosts& costs, const ir::Liveness& live,
+                     const ProblemOptions& options, Problem& pr) {
+  std::vector<std::int64_t> index(g.tensors().size(), -1);
+  for (std::size_t i = 0; i < pr.candidates.size(); ++i)
+    index[pr.candidates[i].tensor] = static_cast<std::int64_t>(i);
+  std::vector<ir::TensorId> leaves;
+  for (std::size_t a = 0; a < pr.candidates.size(); ++a) {
+    const Candidate& c = pr.candidates[a];
+    if (!c.can_recompute) continue;
+    const std::int64_t k = c.first_backward_use;
+    leaves.clear();
+    chain_seconds(g, costs, live, c.tensor, k, options.max_recompute_chain, &leaves);
+    std::sort(leaves.begin(), leaves.end());
+    leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
+    for (ir::TensorId u : leaves) {
+      const std::int64_t j = index[u];
+      if (j < 0 || static_cast<std::size_t>(j) == a) continue;
+      const Candidate& in = pr.candidates[static_cast<std::size_t>(j)];
+      if (in.first_backward_use <= k) continue;  // back by then anyway
+      pr.holds.push_back({a, static_cast<std::size_t>(j), Interval{k, in.first_backward_use - 1},
+                          in.bytes, static_cast<std::size_t>(j)});
+    }
+  }
+  std::sort(pr.holds.begin(), pr.holds.end(), [](const ChainHold& x, const ChainHold& y) {
+    return x.source != y.source ? x.source < y.source : x.held.begin < y.held.begin;
+  });
 }
 
 }  // namespace
@@ -146,6 +182,7 @@ Problem build_problem(const ir::Graph& g, const ir::NodeCosts& costs, std::uint6
     }
     if (c.can_swap || c.can_recompute) pr.candidates.push_back(std::move(c));
   }
+  if (options.allow_recompute) add_chain_holds(g, costs, live, options, pr);
   return pr;
 }
 

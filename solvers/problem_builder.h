@@ -18,7 +18,7 @@ struct ProblemOptions {
 
 // Candidates are the activations (made by the forward, read by the
 // backward) that can leave the device between those uses.
-Problem build_problem(const ir::Graph& graph, const ir::NodeCosts& costs, std::uint64_t budget_bytes,
-                      const ProblemOptions& options);
+Problem build_problem(const ir::Graph& graph, const ir::NodeCosts& costs,
+                      std::uint64_t budget_bytes, const ProblemOptions& options);
 
 }  // namespace memplan::solvers

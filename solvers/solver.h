@@ -14,7 +14,7 @@ namespace memplan::solvers {
 
 struct SolverOptions {
   double time_limit_seconds = 60;
-  int threads = 1;  // Cbc threads; 1 keeps results reproducible
+  int threads = 1;        // Cbc threads; 1 keeps results reproducible
   bool progress = false;  // incumbent / bound / elapsed on stderr
   // Optional: the true overhead (seconds) of an assignment, from the
   // scheduler and simulator. Local search uses it when given; the

@@ -87,10 +87,32 @@ QUALITY_INTRO = (
     "that fixture (all candidates evicted); below it no plan can fit. ILP time limit: %g s per solve.")
 
 
+def objective_from_quality(quality_rows):
+    """objective.json's rows from `compare --json`, which states each plan's
+    model objective (`objective_seconds`) beside its simulated time."""
+    rows = []
+    for entry in quality_rows or []:
+        res = entry.get("result") or {}
+        for r in res.get("rows", []):
+            if r.get("solver") not in cfg.OBJECTIVE_SOLVERS or "objective_seconds" not in r:
+                continue
+            row = {"fixture": entry["fixture"], "device": entry["device"],
+                   "budget": float(str(r["budget"]).rstrip("%")), "solver": r["solver"],
+                   "status": r.get("status"), "objective_seconds": None}
+            if r.get("fits"):
+                row["objective_seconds"] = r["objective_seconds"]
+                row["predicted"] = {"iteration_seconds": r["iteration_seconds"],
+                                    "baseline_iteration_seconds": res["baseline_iteration_seconds"]}
+            rows.append(row)
+    return rows
+
+
 def load_data(d):
     gb = an.load(d, "gbench.json", {}) or {}
-    return {"machine": an.load(d, "machine.json", {}), "q": an.Quality(an.load(d, "quality.json", [])),
-            "objective": an.load(d, "objective.json", []), "reach": an.load(d, "reach.json", {}),
+    quality = an.load(d, "quality.json", [])
+    objective = an.load(d, "objective.json", []) or objective_from_quality(quality)
+    return {"machine": an.load(d, "machine.json", {}), "q": an.Quality(quality),
+            "objective": objective, "reach": an.load(d, "reach.json", {}),
             "headline": an.load(d, "headline.json", {"saved": [], "maxbatch": []}),
             "speed": an.load(d, "speed.json", []), "gb": gb, "gbt": an.gbench_table(gb)}
 

@@ -4,15 +4,17 @@
 
 #include <cmath>
 
+#include "ir/errors.h"
 #include "random_problem.h"
 #include "solvers/model_eval.h"
-#include "ir/errors.h"
 #include "solvers/solver_registry.h"
 
 namespace memplan::solvers {
 namespace {
 
-std::size_t count(const Solution& s, Decision d) { return static_cast<std::size_t>(std::count(s.choice.begin(), s.choice.end(), d)); }
+std::size_t count(const Solution& s, Decision d) {
+  return static_cast<std::size_t>(std::count(s.choice.begin(), s.choice.end(), d));
+}
 
 TEST(ChenSqrt, KeepsEverySqrtNthActivation) {
   Problem p = test::random_problem(1, 49, 200, 0.5);
@@ -39,7 +41,8 @@ TEST(Atp, CoversTheExcessByEfficiency) {
   for (std::size_t i = 0; i < s.choice.size(); ++i)
     if (s.choice[i] != Decision::kKeep) freed += p.candidates[i].bytes;
   EXPECT_GE(freed, p.baseline_peak() - p.budget_bytes);
-  for (std::size_t i = 0; i < s.choice.size(); ++i) EXPECT_TRUE(allowed(p.candidates[i], s.choice[i]));
+  for (std::size_t i = 0; i < s.choice.size(); ++i)
+    EXPECT_TRUE(allowed(p.candidates[i], s.choice[i]));
 }
 
 TEST(Registry, EveryNameMakesASolverThatReturnsAllowedChoices) {
@@ -49,7 +52,8 @@ TEST(Registry, EveryNameMakesASolverThatReturnsAllowedChoices) {
     EXPECT_EQ(solver->name(), name);
     Solution s = solver->solve(p, {});
     ASSERT_EQ(s.choice.size(), p.candidates.size()) << name;
-    for (std::size_t i = 0; i < s.choice.size(); ++i) EXPECT_TRUE(allowed(p.candidates[i], s.choice[i])) << name;
+    for (std::size_t i = 0; i < s.choice.size(); ++i)
+      EXPECT_TRUE(allowed(p.candidates[i], s.choice[i])) << name;
     if (name.rfind("recompute-", 0) == 0) {
       EXPECT_EQ(count(s, Decision::kSwap), 0u) << name;
     }

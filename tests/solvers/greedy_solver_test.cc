@@ -26,7 +26,8 @@ TEST(GreedySolver, FitsWheneverEvictingEverythingFits) {
 TEST(GreedySolver, ChoicesAreAllowedAndObjectiveMatchesTheModel) {
   Problem p = test::random_problem(11, 80, 300, 0.6);
   Solution s = GreedySolver().solve(p, {});
-  for (std::size_t i = 0; i < s.choice.size(); ++i) EXPECT_TRUE(allowed(p.candidates[i], s.choice[i]));
+  for (std::size_t i = 0; i < s.choice.size(); ++i)
+    EXPECT_TRUE(allowed(p.candidates[i], s.choice[i]));
   EXPECT_DOUBLE_EQ(s.objective_seconds, evaluate(p, s.choice).overhead_seconds);
 }
 
@@ -46,12 +47,14 @@ TEST(GreedySolver, SimulatorJudgedUndoOnlyAcceptsImprovements) {
   // that keeps the plan feasible is an improvement.
   o.simulate = [&](const std::vector<Decision>& d) -> std::optional<double> {
     ++calls;
-    return static_cast<double>(std::count_if(d.begin(), d.end(), [](Decision x) { return x != Decision::kKeep; }));
+    return static_cast<double>(
+        std::count_if(d.begin(), d.end(), [](Decision x) { return x != Decision::kKeep; }));
   };
   Solution with = GreedySolver().solve(p, o);
   Solution without = GreedySolver().solve(p, {});
   auto evicted = [](const Solution& s) {
-    return std::count_if(s.choice.begin(), s.choice.end(), [](Decision x) { return x != Decision::kKeep; });
+    return std::count_if(s.choice.begin(), s.choice.end(),
+                         [](Decision x) { return x != Decision::kKeep; });
   };
   EXPECT_GT(calls, 0);
   EXPECT_LE(evicted(with), evicted(without));

@@ -43,17 +43,37 @@ std::map<std::pair<int, int>, double> rows_by_definition(const Problem& p, const
   }
   want[{n_choice, n_bin}] = 1.0;
   want[{n_choice + 1, n_bin + 1}] = 1.0;
+  // Chain holds: x_reader + x_input - z <= 1, z_prev - z <= 0, and -MiB
+  // over the span.
+  const int first_hold = n_choice + 2 + static_cast<int>(m.memory_lower.size());
+  for (std::size_t h = 0; h < m.holds.size(); ++h) {
+    const IlpHold& x = m.holds[h];
+    const int row = first_hold + 2 * static_cast<int>(h), col = n_bin + 2 + static_cast<int>(h);
+    want[{row, x.reader_col}] += 1.0;
+    want[{row, x.input_col}] += 1.0;
+    want[{row, col}] = -1.0;
+    if (x.prev >= 0) {
+      want[{row + 1, col}] = -1.0;
+      want[{row + 1, n_bin + 2 + x.prev}] = 1.0;
+    }
+    for (std::size_t r = 0; r < m.memory_step.size(); ++r)
+      if (x.span.contains(m.memory_step[r]))
+        want[{n_choice + 2 + static_cast<int>(r), col}] = -x.mib;
+  }
   return want;
 }
 
 TEST(IlpArrays, HoldExactlyTheRowsOfTheModel) {
+  std::size_t holds = 0;
   for (unsigned seed = 1; seed <= 12; ++seed) {
     Problem p = test::random_problem(seed, 40, 160, 0.6);
     IlpModel m = build_ilp_model(p);
     if (m.infeasible) continue;
     IlpArrays a = ilp_arrays(m, p);
-    ASSERT_EQ(a.cols, static_cast<int>(m.columns.size()) + 2);
-    ASSERT_EQ(a.rows, static_cast<int>(m.one_choice.size() + 2 + m.memory_lower.size()));
+    ASSERT_EQ(a.cols, static_cast<int>(m.columns.size() + 2 + m.holds.size()));
+    ASSERT_EQ(a.rows, static_cast<int>(m.one_choice.size() + 2 + m.memory_lower.size() +
+                                       2 * m.holds.size()));
+    holds += m.holds.size();
     ASSERT_EQ(a.starts.size(), static_cast<std::size_t>(a.cols) + 1);
     ASSERT_EQ(a.index.size(), a.value.size());
     std::map<std::pair<int, int>, double> got;
@@ -78,11 +98,19 @@ TEST(IlpArrays, HoldExactlyTheRowsOfTheModel) {
       EXPECT_EQ(a.row_lower[n_choice + 2 + r], m.memory_lower[r]);
       EXPECT_EQ(a.row_upper[n_choice + 2 + r], inf);
     }
-    EXPECT_EQ(a.col_upper[a.cols - 1], inf);
+    EXPECT_EQ(a.col_upper[m.columns.size() + 1], inf);  // e_in
+    const int first_memory = static_cast<int>(n_choice) + 2;
+    const int end_memory = first_memory + static_cast<int>(m.memory_lower.size());
     std::size_t memory_entries = 0;
-    for (int row : a.index) memory_entries += row >= static_cast<int>(n_choice) + 2 ? 1 : 0;
+    for (int row : a.index) memory_entries += row >= first_memory && row < end_memory ? 1 : 0;
     EXPECT_EQ(m.nonzeros(), memory_entries);
+    for (std::size_t h = 0; h < m.holds.size(); ++h) {
+      EXPECT_EQ(a.row_upper[static_cast<std::size_t>(end_memory) + 2 * h], 1.0);
+      EXPECT_EQ(a.row_upper[static_cast<std::size_t>(end_memory) + 2 * h + 1], 0.0);
+      EXPECT_EQ(a.col_upper[m.columns.size() + 2 + h], 1.0);
+    }
   }
+  EXPECT_GT(holds, 0u);  // the random problems do have chain holds
 }
 
 // A mid-sized problem Cbc needs a good fraction of a second for (optimum

@@ -2,13 +2,15 @@
 // Seeded random knapsack problems shaped like training graphs: a memory
 // hill that rises through the forward and falls through the backward, and
 // activations whose windows span the middle.
+#include <algorithm>
 #include <random>
 
 #include "solvers/problem.h"
 
 namespace memplan::test {
 
-inline solvers::Problem random_problem(unsigned seed, int candidates, int steps, double budget_fraction) {
+inline solvers::Problem random_problem(unsigned seed, int candidates, int steps,
+                                       double budget_fraction) {
   std::mt19937 rng(seed);
   solvers::Problem p;
   p.step_bytes.assign(steps, 1000);
@@ -33,9 +35,28 @@ inline solvers::Problem random_problem(unsigned seed, int candidates, int steps,
     c.can_swap = !c.swap_gap.empty() && rng() % 5 != 0;
     c.can_recompute = rng() % 4 != 0;
     // The tensor occupies memory from made to first backward use.
-    for (int s = static_cast<int>(c.made); s <= c.first_backward_use; ++s) p.step_bytes[s] += c.bytes;
+    for (int s = static_cast<int>(c.made); s <= c.first_backward_use; ++s)
+      p.step_bytes[s] += c.bytes;
     p.candidates.push_back(c);
   }
+  // Chain holds: a third of the candidates read another whose own reader
+  // comes later, which a recompute of theirs brings back early.
+  for (int i = 0; i < candidates; ++i) {
+    const auto j = static_cast<std::size_t>(rng() % static_cast<unsigned>(candidates));
+    const solvers::Candidate& reader = p.candidates[static_cast<std::size_t>(i)];
+    const solvers::Candidate& input = p.candidates[j];
+    if (rng() % 3 != 0 || j == static_cast<std::size_t>(i) ||
+        input.first_backward_use <= reader.first_backward_use)
+      continue;
+    p.holds.push_back({static_cast<std::size_t>(i),
+                       j,
+                       {reader.first_backward_use, input.first_backward_use - 1},
+                       input.bytes,
+                       j});
+  }
+  std::sort(p.holds.begin(), p.holds.end(), [](const auto& x, const auto& y) {
+    return x.source != y.source ? x.source < y.source : x.held.begin < y.held.begin;
+  });
   for (int s = 0; s < steps; ++s) {
     p.forward_seconds += s < mid ? 1e-3 : 0;
     p.backward_seconds += s >= mid ? 1e-3 : 0;

@@ -1,0 +1,140 @@
+// Chain holds (problem.h): a recompute of x_i reads x_{i-1}; when x_{i-1}
+// is evicted too, the scheduler brings it back for that recompute and holds
+// it until its own backward reader. The model must count those bytes.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "ir/device_presets.h"
+#include "ir/node_costs.h"
+#include "ir/onnx_loader.h"
+#include "solvers/model_eval.h"
+#include "solvers/problem_builder.h"
+#include "support/model_builder.h"
+
+namespace memplan::solvers {
+namespace {
+
+// x0 -> x1 -> ... -> x8 (Sigmoid); backward g_{i-1} = Mul(g_i, x_{i-1}),
+// so x_{i-1}'s reader b_i runs after x_i's reader b_{i+1}.
+struct Chain {
+  ir::Graph graph;
+  ir::NodeCosts costs;
+};
+
+Chain sigmoid_chain(int l) {
+  test::ModelBuilder b;
+  b.input("x0", {std::int64_t{4096}});
+  for (int i = 1; i <= l; ++i)
+    b.node("Sigmoid", {"x" + std::to_string(i - 1)}, {"x" + std::to_string(i)},
+           "f" + std::to_string(i));
+  test::set_int_attr(b.node("ReduceSum", {"x" + std::to_string(l)}, {"loss"}, "loss_node"),
+                     "keepdims", 0);
+  b.node("Neg", {"x" + std::to_string(l)}, {"g" + std::to_string(l)}, "b_start");
+  for (int i = l; i >= 1; --i)
+    b.node("Mul", {"g" + std::to_string(i), "x" + std::to_string(i - 1)},
+           {"g" + std::to_string(i - 1)}, "b" + std::to_string(i));
+  b.output("loss").output("g0");
+  Chain c;
+  c.graph = ir::load_model(b.write("hold_chain"), {}).graph;
+  std::vector<std::string> warnings;
+  c.costs = ir::make_node_costs(c.graph, ir::device_preset("a100-40gb"), {}, "roofline", warnings);
+  return c;
+}
+
+std::size_t candidate_of(const Problem& p, const ir::Graph& g, const std::string& name) {
+  const ir::TensorId t = *g.find_tensor(name);
+  for (std::size_t i = 0; i < p.candidates.size(); ++i)
+    if (p.candidates[i].tensor == t) return i;
+  return p.candidates.size();
+}
+
+TEST(ChainHolds, EachRecomputeHoldsTheEvictedInputItReads) {
+  Chain c = sigmoid_chain(8);
+  Problem p = build_problem(c.graph, c.costs, 0, {});
+  int checked = 0;
+  for (int i = 2; i <= 7; ++i) {
+    const std::size_t reader = candidate_of(p, c.graph, "x" + std::to_string(i));
+    const std::size_t input = candidate_of(p, c.graph, "x" + std::to_string(i - 1));
+    ASSERT_LT(reader, p.candidates.size()) << i;
+    ASSERT_LT(input, p.candidates.size()) << i;
+    bool found = false;
+    for (const ChainHold& h : p.holds) {
+      if (h.reader != reader || h.input != input) continue;
+      found = true;
+      EXPECT_EQ(h.held.begin, p.candidates[reader].first_backward_use);
+      EXPECT_EQ(h.held.end, p.candidates[input].first_backward_use - 1);
+      EXPECT_EQ(h.bytes, p.candidates[input].bytes);
+      ++checked;
+    }
+    EXPECT_TRUE(found) << "no hold of x" << i - 1 << " for x" << i;
+  }
+  EXPECT_EQ(checked, 6);
+  // Nothing is held for an input that stays: holds name candidates only.
+  for (const ChainHold& h : p.holds) EXPECT_NE(h.reader, h.input);
+}
+
+TEST(ChainHolds, TheModelCountsHeldInputsOnlyWhenBothAreEvicted) {
+  Chain c = sigmoid_chain(8);
+  Problem p = build_problem(c.graph, c.costs, 0, {});
+  const std::size_t x4 = candidate_of(p, c.graph, "x4"), x3 = candidate_of(p, c.graph, "x3");
+  std::vector<Decision> choice(p.candidates.size(), Decision::kKeep);
+  choice[x3] = Decision::kRecompute;
+  const auto only_input = freed_per_step(p, choice);
+  choice[x4] = Decision::kRecompute;
+  const auto both = freed_per_step(p, choice);
+  Problem no_holds = p;
+  no_holds.holds.clear();
+  const auto both_unheld = freed_per_step(no_holds, choice);
+  const std::int64_t k4 = p.candidates[x4].first_backward_use;
+  const std::int64_t k3 = p.candidates[x3].first_backward_use;
+  ASSERT_LT(k4, k3);
+  const std::uint64_t b3 = p.candidates[x3].bytes;
+  for (std::int64_t s = k4; s < k3; ++s) {
+    const auto i = static_cast<std::size_t>(s);
+    // x3 is back from x4's recompute on: nothing of it is freed there.
+    EXPECT_EQ(both_unheld[i] - both[i], b3) << "step " << s;
+    // With x4 kept, x3 stays freed until its own reader.
+    EXPECT_EQ(only_input[i], no_holds.candidates[x3].recompute_gap.contains(s) ? b3 : 0u);
+  }
+  for (std::int64_t s = 0; s < k4; ++s)
+    EXPECT_EQ(both[static_cast<std::size_t>(s)], both_unheld[static_cast<std::size_t>(s)]);
+}
+
+}  // namespace
+}  // namespace memplan::solvers
+
+namespace memplan::solvers {
+namespace {
+
+// Two readers hold one input: it is back once, from the earlier reader on.
+TEST(ChainHolds, HoldsOfOneTensorCountOnceFromTheEarliestRecomputedReader) {
+  Problem p;
+  p.step_bytes.assign(30, 0);
+  for (int i = 0; i < 3; ++i) {
+    Candidate c;
+    c.bytes = 100;
+    c.can_recompute = true;
+    c.recompute_gap = {2, 25};
+    p.candidates.push_back(c);
+  }
+  // Candidate 0 is read by the recomputes of 1 (from step 10) and 2 (14).
+  p.holds.push_back({1, 0, {10, 20}, 100, 0});
+  p.holds.push_back({2, 0, {14, 20}, 100, 0});
+  std::vector<Decision> choice(3, Decision::kRecompute);
+  auto freed = freed_per_step(p, choice);
+  EXPECT_EQ(freed[9], 300u);
+  EXPECT_EQ(freed[10], 200u);  // candidate 0 back
+  EXPECT_EQ(freed[16], 200u);  // still once, not twice
+  EXPECT_EQ(freed[21], 300u);
+  choice[1] = Decision::kKeep;  // only the later reader recomputes
+  freed = freed_per_step(p, choice);
+  EXPECT_EQ(freed[12], 200u);
+  EXPECT_EQ(freed[14], 100u);
+  choice[0] = Decision::kKeep;  // the input stays: nothing to hold
+  freed = freed_per_step(p, choice);
+  EXPECT_EQ(freed[16], 100u);
+}
+
+}  // namespace
+}  // namespace memplan::solvers
