@@ -54,66 +54,10 @@ void add_holds(const Problem& p, IlpModel& m, const std::vector<int>& swap_col,
   }
 }
 
-}  // namespace
-
-IlpModel build_ilp_model(const Problem& p) {
-  IlpModel m;
-  std::vector<const Interval*> gap_of;  // per column
-  std::vector<int> swap_col(p.candidates.size(), -1), rec_col(p.candidates.size(), -1);
-  for (std::size_t i = 0; i < p.candidates.size(); ++i) {
-    const Candidate& c = p.candidates[i];
-    const double mib = static_cast<double>(c.bytes) * m.bytes_scale;
-    if (c.can_swap) {
-      swap_col[i] = static_cast<int>(m.columns.size());
-      m.columns.push_back({i, Decision::kSwap, c.swap_exposed_seconds, mib});
-      gap_of.push_back(&c.swap_gap);
-    }
-    if (c.can_recompute) {
-      rec_col[i] = static_cast<int>(m.columns.size());
-      m.columns.push_back({i, Decision::kRecompute, c.recompute_seconds, mib});
-      gap_of.push_back(&c.recompute_gap);
-    }
-    if (swap_col[i] >= 0 && rec_col[i] >= 0) m.one_choice.emplace_back(swap_col[i], rec_col[i]);
-  }
-  add_holds(p, m, swap_col, rec_col);
-
-  // Segment boundaries: every gap's and hold span's begin and end + 1.
-  const auto steps = static_cast<std::int64_t>(p.step_bytes.size());
-  std::vector<std::int64_t> cuts{0, steps};
-  for (const Interval* gap : gap_of) {
-    cuts.push_back(gap->begin);
-    cuts.push_back(gap->end + 1);
-  }
-  for (const IlpHold& h : m.holds) {
-    if (h.span.empty()) continue;
-    cuts.push_back(h.span.begin);
-    cuts.push_back(h.span.end + 1);
-  }
-  std::sort(cuts.begin(), cuts.end());
-  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-
-  // The largest excess in each segment; segments under budget get no row.
-  std::vector<std::uint64_t> excess;  // bytes, per row
-  for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
-    std::int64_t lo = cuts[k], hi = cuts[k + 1] - 1;
-    if (lo < 0 || lo >= steps) continue;
-    std::uint64_t worst = 0;
-    for (std::int64_t s = lo; s <= hi && s < steps; ++s) {
-      worst = std::max(worst, p.step_bytes[static_cast<std::size_t>(s)]);
-    }
-    if (worst <= p.budget_bytes) continue;
-    excess.push_back(worst - p.budget_bytes);
-    m.memory_lower.push_back(static_cast<double>(worst - p.budget_bytes) * m.bytes_scale);
-    m.memory_step.push_back(lo);
-  }
-  // Each column covers the rows whose segment starts inside its gap: a
-  // boundary sits at every gap end, so the whole segment is inside too.
-  for (std::size_t j = 0; j < m.columns.size(); ++j)
-    std::tie(m.columns[j].first_row, m.columns[j].end_row) = rows_in(m, *gap_of[j]);
-  for (IlpHold& h : m.holds) std::tie(h.first_row, h.end_row) = rows_in(m, h.span);
-  // A row no column can cover enough, even all together, cannot be met. A
-  // candidate counts once per row (its swap and recompute ranges may
-  // overlap), so add its bytes over the union of its ranges, by differences.
+// A row no column can cover enough, even all together, cannot be met. A
+// candidate counts once per row (its swap and recompute ranges may
+// overlap), so add its bytes over the union of its ranges, by differences.
+void mark_uncoverable(const Problem& p, const std::vector<std::uint64_t>& excess, IlpModel& m) {
   std::vector<std::int64_t> diff(excess.size() + 1, 0);
   auto add = [&](int first, int end, std::uint64_t bytes) {
     if (first >= end) return;
@@ -146,6 +90,73 @@ IlpModel build_ilp_model(const Problem& p) {
       break;
     }
   }
+}
+
+std::vector<std::int64_t> segment_bounds(std::int64_t steps,
+                                         const std::vector<const Interval*>& gaps,
+                                         const std::vector<IlpHold>& holds) {
+  std::vector<std::int64_t> cuts{0, steps};
+  for (const Interval* gap : gaps) {
+    cuts.push_back(gap->begin);
+    cuts.push_back(gap->end + 1);
+  }
+  for (const IlpHold& h : holds) {
+    if (h.span.empty()) continue;
+    cuts.push_back(h.span.begin);
+    cuts.push_back(h.span.end + 1);
+  }
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  return cuts;
+}
+
+}  // namespace
+
+IlpModel build_ilp_model(const Problem& p) {
+  IlpModel m;
+  std::vector<const Interval*> gap_of;  // per column
+  std::vector<int> swap_col(p.candidates.size(), -1), rec_col(p.candidates.size(), -1);
+  for (std::size_t i = 0; i < p.candidates.size(); ++i) {
+    const Candidate& c = p.candidates[i];
+    const double mib = static_cast<double>(c.bytes) * m.bytes_scale;
+    if (c.can_swap) {
+      swap_col[i] = static_cast<int>(m.columns.size());
+      m.columns.push_back({i, Decision::kSwap, c.swap_exposed_seconds, mib});
+      gap_of.push_back(&c.swap_gap);
+    }
+    if (c.can_recompute) {
+      rec_col[i] = static_cast<int>(m.columns.size());
+      m.columns.push_back({i, Decision::kRecompute, c.recompute_seconds, mib});
+      gap_of.push_back(&c.recompute_gap);
+    }
+    if (swap_col[i] >= 0 && rec_col[i] >= 0) m.one_choice.emplace_back(swap_col[i], rec_col[i]);
+  }
+  add_holds(p, m, swap_col, rec_col);
+
+  // Segment boundaries: every gap's and hold span's begin and end + 1.
+  const auto steps = static_cast<std::int64_t>(p.step_bytes.size());
+  const std::vector<std::int64_t> cuts = segment_bounds(steps, gap_of, m.holds);
+
+  // The largest excess in each segment; segments under budget get no row.
+  std::vector<std::uint64_t> excess;  // bytes, per row
+  for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+    std::int64_t lo = cuts[k], hi = cuts[k + 1] - 1;
+    if (lo < 0 || lo >= steps) continue;
+    std::uint64_t worst = 0;
+    for (std::int64_t s = lo; s <= hi && s < steps; ++s) {
+      worst = std::max(worst, p.step_bytes[static_cast<std::size_t>(s)]);
+    }
+    if (worst <= p.budget_bytes) continue;
+    excess.push_back(worst - p.budget_bytes);
+    m.memory_lower.push_back(static_cast<double>(worst - p.budget_bytes) * m.bytes_scale);
+    m.memory_step.push_back(lo);
+  }
+  // Each column covers the rows whose segment starts inside its gap: a
+  // boundary sits at every gap end, so the whole segment is inside too.
+  for (std::size_t j = 0; j < m.columns.size(); ++j)
+    std::tie(m.columns[j].first_row, m.columns[j].end_row) = rows_in(m, *gap_of[j]);
+  for (IlpHold& h : m.holds) std::tie(h.first_row, h.end_row) = rows_in(m, h.span);
+  mark_uncoverable(p, excess, m);
   return m;
 }
 
@@ -170,6 +181,49 @@ std::vector<std::vector<std::pair<int, double>>> cut_entries(const IlpModel& m,
   return by_candidate;
 }
 
+// Row bounds in ilp_arrays' row order.
+void set_row_bounds(const IlpModel& m, const Problem& p, int n_choice, int first_hold,
+                    IlpArrays& a) {
+  constexpr double kInf = std::numeric_limits<double>::max();
+  const double scale = m.seconds_scale;
+  const int n_holds = static_cast<int>(m.holds.size());
+  const int first_memory = n_choice + 2, first_cut = first_hold + 2 * n_holds;
+  a.row_lower.assign(a.rows, -kInf);
+  a.row_upper.assign(a.rows, kInf);
+  for (int k = 0; k < n_choice; ++k) a.row_upper[k] = 1.0;
+  a.row_lower[n_choice] = -p.forward_seconds * scale;
+  a.row_lower[n_choice + 1] = -p.backward_seconds * scale;
+  for (std::size_t r = 0; r < m.memory_lower.size(); ++r)
+    a.row_lower[first_memory + r] = m.memory_lower[r];
+  // x_reader + x_input - z <= 1; z_prev - z <= 0.
+  for (int h = 0; h < n_holds; ++h) {
+    a.row_upper[first_hold + 2 * h] = 1.0;
+    a.row_upper[first_hold + 2 * h + 1] = 0.0;
+  }
+  for (std::size_t k = 0; k < m.link_cuts.size(); ++k) {
+    const LinkCut& cut = m.link_cuts[k];
+    a.row_lower[first_cut + static_cast<int>(k)] = -(cut.capacity + cut_slack(cut)) * scale;
+  }
+}
+
+// Per binary, the hold rows it appears in (ascending) and its coefficient
+// there: 2 when a coarse group holds its own member.
+std::vector<std::vector<std::pair<int, double>>> hold_rows_by_column(const IlpModel& m,
+                                                                     int first_hold) {
+  std::vector<std::vector<std::pair<int, double>>> rows(m.columns.size());
+  for (std::size_t h = 0; h < m.holds.size(); ++h) {
+    const IlpHold& x = m.holds[h];
+    const int row = first_hold + 2 * static_cast<int>(h);
+    if (x.reader_col == x.input_col) {
+      rows[static_cast<std::size_t>(x.reader_col)].emplace_back(row, 2.0);
+      continue;
+    }
+    rows[static_cast<std::size_t>(x.reader_col)].emplace_back(row, 1.0);
+    rows[static_cast<std::size_t>(x.input_col)].emplace_back(row, 1.0);
+  }
+  return rows;
+}
+
 }  // namespace
 
 IlpArrays ilp_arrays(const IlpModel& m, const Problem& p) {
@@ -186,18 +240,7 @@ IlpArrays ilp_arrays(const IlpModel& m, const Problem& p) {
   a.cols = n_bin + 2 + n_holds + n_cuts;
   a.rows = first_cut + n_cuts;
   const auto cuts = cut_entries(m, p.candidates.size(), scale);
-  // Per binary, the hold rows it appears in (ascending) and its
-  // coefficient there: 2 when a coarse group holds its own member.
-  std::vector<std::vector<std::pair<int, double>>> hold_rows(static_cast<std::size_t>(n_bin));
-  for (int h = 0; h < n_holds; ++h) {
-    const IlpHold& x = m.holds[h];
-    if (x.reader_col == x.input_col) {
-      hold_rows[x.reader_col].emplace_back(first_hold + 2 * h, 2.0);
-      continue;
-    }
-    hold_rows[x.reader_col].emplace_back(first_hold + 2 * h, 1.0);
-    hold_rows[x.input_col].emplace_back(first_hold + 2 * h, 1.0);
-  }
+  const auto hold_rows = hold_rows_by_column(m, first_hold);
 
   std::vector<int> choice_row(n_bin, -1);
   for (int k = 0; k < n_choice; ++k) {
@@ -262,22 +305,7 @@ IlpArrays ilp_arrays(const IlpModel& m, const Problem& p) {
     a.objective[n_bin + 2 + h] = 0.0;
   }
 
-  a.row_lower.assign(a.rows, -kInf);
-  a.row_upper.assign(a.rows, kInf);
-  for (int k = 0; k < n_choice; ++k) a.row_upper[k] = 1.0;
-  a.row_lower[row_out] = -p.forward_seconds * scale;
-  a.row_lower[row_in] = -p.backward_seconds * scale;
-  for (std::size_t r = 0; r < m.memory_lower.size(); ++r)
-    a.row_lower[first_memory + r] = m.memory_lower[r];
-  // x_reader + x_input - z <= 1; z_prev - z <= 0.
-  for (int h = 0; h < n_holds; ++h) {
-    a.row_upper[first_hold + 2 * h] = 1.0;
-    a.row_upper[first_hold + 2 * h + 1] = 0.0;
-  }
-  for (int k = 0; k < n_cuts; ++k) {
-    const LinkCut& cut = m.link_cuts[static_cast<std::size_t>(k)];
-    a.row_lower[first_cut + k] = -(cut.capacity + cut_slack(cut)) * scale;
-  }
+  set_row_bounds(m, p, n_choice, first_hold, a);
   return a;
 }
 
