@@ -44,14 +44,19 @@ bool Node::is_random() const {
   }
   if (domain == "com.microsoft") {
     return op_type == "BitmaskDropout" || op_type == "BiasDropout" ||
-           op_type == "BitmaskBiasDropout";
+           op_type == "BitmaskBiasDropout" || op_type == "BiasSoftmaxDropout";
   }
   return false;
 }
 
 TensorId Node::dropout_mask() const {
+  // Output 1 is the mask in every form; empty optional outputs are left
+  // out of `outputs`, so a second output is the mask.
   const bool onnx_dropout = (domain.empty() || domain == "ai.onnx") && op_type == "Dropout";
-  return onnx_dropout && outputs.size() == 2 ? outputs[1] : kNoTensor;
+  const bool fused_dropout =
+      domain == "com.microsoft" &&
+      (op_type == "BitmaskDropout" || op_type == "BiasDropout" || op_type == "BitmaskBiasDropout");
+  return (onnx_dropout || fused_dropout) && outputs.size() == 2 ? outputs[1] : kNoTensor;
 }
 
 TensorId Graph::add_tensor(std::string name) {

@@ -30,15 +30,20 @@ struct Node {
   bool is_forward = false;  // the loss depends on it (see ForwardBackwardSplit)
 
   // Output differs between runs given the same inputs (Dropout in training
-  // without a seed, Random*, Bernoulli, Multinomial).
+  // without a seed, ONNX Runtime's fused dropouts, Random*, Bernoulli,
+  // Multinomial).
   bool is_random() const;
-  // A Dropout (default domain) that outputs its mask: y = x * mask / (1 -
-  // ratio) again, bit for bit, from x and that mask (what DropoutGrad
-  // computes), so y can be recomputed although the node is random, while
-  // the mask is resident. kNoTensor for every other node.
+  // The mask output of a dropout that outputs it: Dropout (default domain),
+  // or ONNX Runtime's fused BitmaskDropout, BiasDropout and
+  // BitmaskBiasDropout (com.microsoft; a uint32 bit-packed mask for the
+  // Bitmask forms). Their output is remade from the inputs and that mask
+  // (DropoutGrad or BitmaskDropoutGrad, after Add(data, bias) and before
+  // Add(residual) for the bias forms), so it can be recomputed although
+  // the node is random, while the mask is resident. kNoTensor for every
+  // other node, and for these ops without the mask output.
   TensorId dropout_mask() const;
   // Recomputing the node gives back the values it made: not random, or a
-  // Dropout recomputed from its mask.
+  // dropout recomputed from its mask.
   bool reproducible() const { return !is_random() || dropout_mask() != kNoTensor; }
 };
 

@@ -196,7 +196,13 @@ std::vector<TrainingOpRule> activation_rules() {
       {"QuickGelu", first},
       {"DropoutGrad", first},
       {"BitmaskDropoutGrad", first},
-      {"BiasDropout", copies({{0, 0}, {1, 0}})},
+      {"BiasDropout",
+       [](InferenceContext& ctx) {
+         like_input(ctx, 0, 0);
+         like_input(ctx, 0, 1);  // the mask: data's shape, bool
+         if (ctx.getNumOutputs() > 1)
+           ctx.getOutputType(1)->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
+       }},
       {"BitmaskDropout",
        [](InferenceContext& ctx) {
          like_input(ctx, 0, 0);

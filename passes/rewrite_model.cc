@@ -8,6 +8,7 @@
 
 #include "ir/errors.h"
 #include "onnx/defs/schema.h"
+#include "passes/dropout_from_mask.h"
 #include "passes/fresh_names.h"
 #include "passes/node_clone.h"
 #include "passes/node_matching.h"
@@ -137,41 +138,35 @@ class Rewriter {
 
   void compute(ir::NodeId n) { *nodes_.Add() = clone(n); }
 
-  // A Dropout is remade as ONNX Runtime's DropoutGrad(x, mask, ratio,
-  // training_mode) = x * mask / (1 - ratio): its forward output, bit for
-  // bit, from the kept mask instead of a fresh draw.
-  onnx::NodeProto dropout_from_mask(ir::NodeId n) {
-    const onnx::NodeProto forward = clone(n);
-    onnx::NodeProto node;
-    node.set_op_type("DropoutGrad");
-    node.set_domain(std::string(kMsDomain));
-    node.add_input(forward.input(0));
-    node.add_input(current_[graph_.node(n).dropout_mask()]);
-    for (int i = 1; i < forward.input_size(); ++i) node.add_input(forward.input(i));
-    node.add_output(forward.output(0));
+  // The nodes that remake node n: a copy of it, or for a dropout the ONNX
+  // Runtime ops that give its output back from the kept mask.
+  std::vector<RemakeNode> remake(ir::NodeId n) {
+    const ir::TensorId mask = graph_.node(n).dropout_mask();
+    if (mask == ir::kNoTensor) return {{"_recompute", clone(n)}};
     uses_ms_domain_ = true;
-    return node;
+    return dropout_from_mask(clone(n), current_[mask], values_);
   }
 
   void recompute(ir::NodeId n) {
-    onnx::NodeProto node =
-        graph_.node(n).dropout_mask() != ir::kNoTensor ? dropout_from_mask(n) : clone(n);
     const std::string& name = graph_.node(n).name;
-    node.set_name(node_names_.take(name, "_recompute"));
-    node.set_doc_string(std::string(kRecomputeDoc) + name);
-    for (auto& out : *node.mutable_output()) {
-      if (out.empty()) continue;
-      const ir::TensorId t = *graph_.find_tensor(out);
-      std::string fresh = values_.take(out, "_recompute");
-      renamed_from_.emplace(fresh, out);
-      // An output still resident keeps its readers: the plan says that copy
-      // lives on. The clone's duplicate of it is unread (dropped below where
-      // the op allows).
-      if (!residency_.resident(t)) current_[t] = fresh;
-      out = std::move(fresh);
+    for (RemakeNode& made : remake(n)) {
+      onnx::NodeProto& node = made.node;
+      node.set_name(node_names_.take(name, made.name_suffix));
+      node.set_doc_string(std::string(kRecomputeDoc) + name);
+      for (auto& out : *node.mutable_output()) {
+        const auto t = out.empty() ? std::nullopt : graph_.find_tensor(out);
+        if (!t) continue;  // absent, or a value between the nodes of a remake (fresh already)
+        std::string fresh = values_.take(out, "_recompute");
+        renamed_from_.emplace(fresh, out);
+        // An output still resident keeps its readers: the plan says that
+        // copy lives on. The clone's duplicate of it is unread (dropped
+        // below where the op allows).
+        if (!residency_.resident(*t)) current_[*t] = fresh;
+        out = std::move(fresh);
+      }
+      clones_.push_back(nodes_.size());
+      *nodes_.Add() = std::move(node);
     }
-    clones_.push_back(nodes_.size());
-    *nodes_.Add() = std::move(node);
     ++summary_.recomputes;
   }
 
@@ -270,7 +265,7 @@ class Rewriter {
   std::unordered_map<std::string, std::string> renamed_from_;  // new name -> original tensor
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes_;
   std::vector<std::size_t> clones_;  // indices of recompute clones in nodes_
-  bool uses_ms_domain_ = false;      // a DropoutGrad clone was written
+  bool uses_ms_domain_ = false;      // a dropout was remade from its mask
   PlanSummary summary_;              // step counts only
 };
 

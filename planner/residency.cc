@@ -106,11 +106,12 @@ std::string Residency::check(const Step& step) const {
       if (!node.reproducible())
         return "node " + quote_name(node.name) + " (" + node.op_type +
                ") is random and cannot be recomputed";
-      // A Dropout is remade from its mask (ours, stricter than the format:
+      // A dropout is remade from its mask (ours, stricter than the format:
       // without the mask the values would differ).
       if (const ir::TensorId mask = node.dropout_mask(); mask != ir::kNoTensor && !resident(mask))
-        return "node " + quote_name(node.name) + " (Dropout) is recomputed from its mask " +
-               quote_name(graph_.tensor(mask).name) + ", which is not resident";
+        return "node " + quote_name(node.name) + " (" + node.op_type +
+               ") is recomputed from its mask " + quote_name(graph_.tensor(mask).name) +
+               ", which is not resident";
     }
     return input_rule(step.id);
   }

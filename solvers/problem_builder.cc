@@ -55,8 +55,8 @@ std::int64_t first_backward_reader(const ir::Graph& g, ir::TensorId t) {
 }
 
 // Dropout masks that recomputing the Dropout's output reads: they stay on
-// the device (a mask is a quarter of the float32 output it rebuilds), so a
-// recompute never waits for one.
+// the device (a bool mask is a quarter of the float32 output it rebuilds, a
+// bit-packed one a thirty-second), so a recompute never waits for one.
 std::vector<bool> masks_held_for_recompute(const ir::Graph& g, const ir::NodeCosts& costs,
                                            const ir::Liveness& live,
                                            const ProblemOptions& options) {
