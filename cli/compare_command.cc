@@ -35,6 +35,27 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
+// One solver at one budget: what its plan delivers, and what its model
+// expected, to set against the simulated overhead (docs/model.md).
+void fill_row(const planner::PlanOutcome& out, nlohmann::ordered_json& row) {
+  const auto& pr = out.plan.predicted;
+  const auto& solver = out.plan.solver;
+  row["fits"] = out.fits;
+  row["peak_bytes"] = pr.peak_bytes;
+  row["iteration_seconds"] = pr.iteration_seconds;
+  row["overhead_percent"] = 100.0 * (pr.iteration_seconds / pr.baseline_iteration_seconds - 1.0);
+  row["solve_seconds"] = solver.solve_seconds;
+  row["status"] = solver.status;
+  row["objective_seconds"] = solver.objective_seconds;
+  row["model_overhead_percent"] = 100.0 * solver.objective_seconds / pr.baseline_iteration_seconds;
+  if (solver.bound_seconds && solver.objective_seconds > 0) {
+    row["ilp_gap_percent"] =
+        100.0 * (solver.objective_seconds - *solver.bound_seconds) / solver.objective_seconds;
+  } else {
+    row["ilp_gap_percent"] = nullptr;
+  }
+}
+
 void run_compare(const CompareArgs& a) {
   ModelInputs in = load_inputs(a.model);
   print_warnings(in.warnings);
@@ -60,27 +81,7 @@ void run_compare(const CompareArgs& a) {
       row["budget_bytes"] = budget;
       row["solver"] = name;
       try {
-        planner::PlanOutcome out = planner::search_plan(g, in.costs, req);
-        const auto& pr = out.plan.predicted;
-        row["fits"] = out.fits;
-        row["peak_bytes"] = pr.peak_bytes;
-        row["iteration_seconds"] = pr.iteration_seconds;
-        row["overhead_percent"] =
-            100.0 * (pr.iteration_seconds / pr.baseline_iteration_seconds - 1.0);
-        row["solve_seconds"] = out.plan.solver.solve_seconds;
-        row["status"] = out.plan.solver.status;
-        // What the solver's model expected, to set against the simulated
-        // overhead above (docs/model.md).
-        row["objective_seconds"] = out.plan.solver.objective_seconds;
-        row["model_overhead_percent"] =
-            100.0 * out.plan.solver.objective_seconds / pr.baseline_iteration_seconds;
-        if (out.plan.solver.bound_seconds && out.plan.solver.objective_seconds > 0) {
-          row["ilp_gap_percent"] =
-              100.0 * (out.plan.solver.objective_seconds - *out.plan.solver.bound_seconds) /
-              out.plan.solver.objective_seconds;
-        } else {
-          row["ilp_gap_percent"] = nullptr;
-        }
+        fill_row(planner::search_plan(g, in.costs, req), row);
       } catch (const InvalidPlanError& e) {
         row["fits"] = false;
         row["error"] = e.what();
