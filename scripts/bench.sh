@@ -12,7 +12,7 @@
 #   --build-dir DIR   build to use (default build-bench, configured Release)
 #   --no-build        use --build-dir as it is
 #   --data-dir DIR    keep the raw measurements here (default: a temporary dir)
-#   --parts LIST      rerun only some parts (machine,quality,reach,headline,speed,gbench)
+#   --parts LIST      rerun only some parts (machine,quality,objective,reach,headline,speed,gbench)
 #                     into an existing --data-dir, then rewrite the report
 #   --no-install      do not apt-get install missing tools (CI smoke test)
 set -euo pipefail
