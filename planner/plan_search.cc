@@ -183,35 +183,86 @@ Attempt run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReq
   return best;
 }
 
+bool fits(const Attempt& a, const PlanRequest& req) {
+  return a.plan.predicted.peak_bytes <= req.budget_bytes;
+}
+
+// `other` takes `mine`'s place where it fits and simulates faster (or
+// `mine` does not fit); the note says by how much. Returns whether it did.
+bool keep_if_faster(Attempt& mine, Attempt other, const std::string& what, const PlanRequest& req) {
+  const auto& op = other.plan.predicted;
+  const auto& mp = mine.plan.predicted;
+  if (!fits(other, req) || (fits(mine, req) && mp.iteration_seconds <= op.iteration_seconds))
+    return false;
+  const std::string how =
+      fits(mine, req) ? what + " simulated " +
+                            std::to_string((mp.iteration_seconds - op.iteration_seconds) * 1e3) +
+                            " ms faster; kept it"
+                      : what + " fitted where this one did not; kept it";
+  const std::string note = mine.solution.note;
+  other.plan.solver.solve_seconds += mine.plan.solver.solve_seconds;
+  other.solution.note = note + (note.empty() ? "" : "; ") + how;
+  mine = std::move(other);
+  return true;
+}
+
 // The ILP is exact for its model only, and its budget-tightening rounds are
-// its own: where the heuristic's final plan (its own rounds) fits and
-// simulates faster, that plan stands, and the note says by how much. The
-// bound stays the ILP's (a bound on the model).
-void keep_the_heuristics_if_faster(const ir::Graph& g, const ir::NodeCosts& costs,
-                                   const PlanRequest& req, const solvers::SolverOptions& so,
-                                   Attempt& ilp) {
-  solvers::SolverOptions ho = so;
-  ho.warm_start.clear();
-  Attempt h = run_solver(g, costs, req, *solvers::make_solver("greedy"), ho);
-  const auto& hp = h.plan.predicted;
-  const auto& ip = ilp.plan.predicted;
-  const bool h_fits = hp.peak_bytes <= req.budget_bytes;
-  const bool i_fits = ip.peak_bytes <= req.budget_bytes;
-  if (!h_fits || (i_fits && ip.iteration_seconds <= hp.iteration_seconds)) return;
-  std::string how = i_fits
-                        ? "the ILP's plan simulated " +
-                              std::to_string((ip.iteration_seconds - hp.iteration_seconds) * 1e3) +
-                              " ms slower than the heuristic's; kept the heuristic's"
-                        : "the ILP's plan did not fit; kept the heuristic's";
+// its own: the heuristic's final plan (its own rounds) and the
+// recompute-only ILP's, which the model may price better than its swaps,
+// are candidate plans too, and the fastest that fits is handed out. Its
+// status is then `feasible`; the bound stays the full ILP's (a bound on the
+// model). Returns the name of the solver whose plan it is.
+std::string keep_the_fastest_plan(const ir::Graph& g, const ir::NodeCosts& costs,
+                                  const PlanRequest& req, const solvers::SolverOptions& so,
+                                  Attempt& ilp, std::vector<std::string> others) {
   const std::optional<double> bound = ilp.plan.solver.bound_seconds;
-  const std::string note = ilp.solution.note;
-  const double spent = ilp.plan.solver.solve_seconds + h.plan.solver.solve_seconds;
-  ilp = std::move(h);
-  ilp.plan.solver.solve_seconds = spent;
-  ilp.plan.solver.name = "ilp";
-  ilp.plan.solver.status = "feasible";
+  const std::string status = ilp.plan.solver.status;
+  std::string used = "ilp";
+  solvers::SolverOptions oo = so;
+  oo.warm_start.clear();
+  // Second opinions, not the main solve: a quarter of the limit each.
+  oo.time_limit_seconds = std::max(1.0, so.time_limit_seconds / 4);
+  for (const std::string& name : others) {
+    if (name == "recompute-ilp" && (!req.allow_recompute || !req.allow_swap)) continue;
+    Attempt a = run_solver(g, costs, req, *solvers::make_solver(name), oo);
+    if (keep_if_faster(ilp, std::move(a), "the " + name + " plan", req)) used = name;
+  }
   ilp.plan.solver.bound_seconds = bound;
-  ilp.solution.note = note + (note.empty() ? "" : "; ") + how;
+  ilp.plan.solver.status = used == "ilp" ? status : "feasible";
+  return used;
+}
+
+// auto: the heuristic, then the ILP warm-started from it, then the
+// recompute-only ILP; the plan that simulates fastest wins.
+Attempt run_auto(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
+                 const solvers::SolverOptions& so, std::string& used) {
+  Attempt h = run_solver(g, costs, req, *solvers::make_solver("greedy"), so);
+  solvers::ProblemOptions po;
+  po.allow_swap = req.allow_swap;
+  po.allow_recompute = req.allow_recompute;
+  const solvers::Problem p = solvers::build_problem(g, costs, req.budget_bytes, po);
+  solvers::SolverOptions io = so;
+  io.warm_start.assign(p.candidates.size(), Decision::kKeep);
+  for (std::size_t i = 0; i < p.candidates.size(); ++i)
+    io.warm_start[i] = h.plan.decisions[p.candidates[i].tensor];
+  Attempt x = run_solver(g, costs, req, *solvers::make_solver("ilp"), io);
+  used = "ilp";
+  if (!fits(x, req) ||
+      (fits(h, req) && h.plan.predicted.iteration_seconds <= x.plan.predicted.iteration_seconds)) {
+    x = std::move(h);
+    used = "greedy";
+  }
+  if (req.allow_recompute && req.allow_swap) {
+    solvers::SolverOptions ro = so;
+    ro.time_limit_seconds = std::max(1.0, so.time_limit_seconds / 4);  // a second opinion
+    Attempt r = run_solver(g, costs, req, *solvers::make_solver("recompute-ilp"), ro);
+    if (keep_if_faster(x, std::move(r), "the recompute-ilp plan", req)) {
+      used = "recompute-ilp";
+      x.plan.solver.status = "feasible";  // optimal, if so, for the restricted model only
+      x.plan.solver.bound_seconds.reset();
+    }
+  }
+  return x;
 }
 
 }  // namespace
@@ -289,30 +340,7 @@ PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& graph_costs
         out.plan.predicted.iteration_seconds - out.plan.predicted.baseline_iteration_seconds;
     out.solver_used = "dtr";
   } else if (req.solver == "auto") {
-    auto greedy = solvers::make_solver("greedy");
-    Attempt h = run_solver(g, costs, req, *greedy, so);
-    out.solver_used = "greedy";
-    Attempt chosen = h;
-    // The ILP, warm-started from the heuristic.
-    solvers::SolverOptions io = so;
-    solvers::ProblemOptions po;
-    po.allow_swap = req.allow_swap;
-    po.allow_recompute = req.allow_recompute;
-    solvers::Problem p = solvers::build_problem(g, costs, req.budget_bytes, po);
-    io.warm_start.assign(p.candidates.size(), Decision::kKeep);
-    for (std::size_t i = 0; i < p.candidates.size(); ++i)
-      io.warm_start[i] = h.plan.decisions[p.candidates[i].tensor];
-    auto ilp = solvers::make_solver("ilp");
-    Attempt x = run_solver(g, costs, req, *ilp, io);
-    bool x_fits = x.plan.predicted.peak_bytes <= req.budget_bytes;
-    bool h_fits = h.plan.predicted.peak_bytes <= req.budget_bytes;
-    // The ILP is optimal under the model, which only estimates the real
-    // schedule: the plan that simulates faster wins.
-    if (x_fits &&
-        (!h_fits || x.plan.predicted.iteration_seconds < h.plan.predicted.iteration_seconds)) {
-      chosen = x;
-      out.solver_used = "ilp";
-    }
+    Attempt chosen = run_auto(g, costs, req, so, out.solver_used);
     out.plan = chosen.plan;
     out.plan.solver.name = "auto/" + out.solver_used;
     out.rounds = chosen.rounds;
@@ -320,7 +348,12 @@ PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& graph_costs
   } else {
     auto solver = solvers::make_solver(req.solver);
     Attempt a = run_solver(g, costs, req, *solver, so);
-    if (req.solver == "ilp") keep_the_heuristics_if_faster(g, costs, req, so, a);
+    if (req.solver == "ilp") {
+      const std::string used =
+          keep_the_fastest_plan(g, costs, req, so, a, {"greedy", "recompute-ilp"});
+      a.plan.solver.name = "ilp";
+      if (used != "ilp") a.solution.note += " (plan by " + used + ")";
+    }
     out.plan = a.plan;
     out.solver_used = req.solver;
     out.rounds = a.rounds;
