@@ -37,7 +37,7 @@ OBJECTIVE_SOLVERS = ["greedy", "ilp"]
 # The ILP's time limit in `compare` and `plan --solver auto` (seconds). Every
 # fixture's ILP either proves optimality or gives up well within it on this
 # machine; the whole bench stays under ~45 min on 2 cores.
-ILP_TIME_LIMIT = 10
+ILP_TIME_LIMIT = 5
 # Google Benchmark's ILP runs (one solve per graph).
 GBENCH_ILP_TIME_LIMIT = 5
 GBENCH_MIN_TIME = 0.2
