@@ -224,6 +224,24 @@ std::vector<std::vector<std::pair<int, double>>> hold_rows_by_column(const IlpMo
   return rows;
 }
 
+// A hold's column: -MiB in the memory rows of its span, -1 in its own two
+// rows, +1 in the chain row of the hold after it.
+void put_hold_columns(const IlpModel& m, int first_memory, int first_hold, IlpArrays& a) {
+  const int n_holds = static_cast<int>(m.holds.size());
+  auto put = [&](int row, double v) {
+    a.index.push_back(row);
+    a.value.push_back(v);
+  };
+  for (int h = 0; h < n_holds; ++h) {
+    const IlpHold& x = m.holds[h];
+    a.starts.push_back(static_cast<int>(a.index.size()));
+    for (int r = x.first_row; r < x.end_row; ++r) put(first_memory + r, -x.mib);
+    put(first_hold + 2 * h, -1.0);
+    if (x.prev >= 0) put(first_hold + 2 * h + 1, -1.0);
+    if (h + 1 < n_holds && m.holds[h + 1].prev == h) put(first_hold + 2 * h + 3, 1.0);
+  }
+}
+
 }  // namespace
 
 IlpArrays ilp_arrays(const IlpModel& m, const Problem& p) {
@@ -284,16 +302,7 @@ IlpArrays ilp_arrays(const IlpModel& m, const Problem& p) {
   put(row_out, 1.0);
   a.starts.push_back(static_cast<int>(a.index.size()));
   put(row_in, 1.0);
-  // A hold: -MiB in the memory rows of its span, -1 in its own two rows,
-  // +1 in the chain row of the hold after it.
-  for (int h = 0; h < n_holds; ++h) {
-    const IlpHold& x = m.holds[h];
-    a.starts.push_back(static_cast<int>(a.index.size()));
-    for (int r = x.first_row; r < x.end_row; ++r) put(first_memory + r, -x.mib);
-    put(first_hold + 2 * h, -1.0);
-    if (x.prev >= 0) put(first_hold + 2 * h + 1, -1.0);
-    if (h + 1 < n_holds && m.holds[h + 1].prev == h) put(first_hold + 2 * h + 3, 1.0);
-  }
+  put_hold_columns(m, first_memory, first_hold, a);
   for (int k = 0; k < n_cuts; ++k) {
     a.starts.push_back(static_cast<int>(a.index.size()));
     put(first_cut + k, 1.0);

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "solvers/coarsen.h"
 #include "solvers/greedy_solver.h"
@@ -176,25 +177,52 @@ void read_answer(CbcModel& model, const IlpModel& m, const Problem& problem,
   }
 }
 
+// Cbc's command line. Its preprocessing, stopped by the clock, can crash in
+// CglPreProcess::postProcess (seen on gpt2_medium v100 40 % under load, 1
+// run in 3): the caller turns it off for link-cut re-solves.
+struct CbcArgs {
+  CbcArgs(double seconds, int threads, bool preprocess) {
+    text = {"memplan-ilp",
+            "-timeMode",
+            "elapsed",
+            "-sec",
+            std::to_string(seconds),
+            "-threads",
+            std::to_string(threads),
+            "-log",
+            "0"};
+    if (!preprocess) text.insert(text.end(), {"-preprocess", "off"});
+    text.insert(text.end(), {"-solve", "-quit"});
+    for (const std::string& t : text) argv.push_back(t.c_str());
+  }
+  std::vector<std::string> text;
+  std::vector<const char*> argv;  // into `text`
+};
+
+// A model whose answer needs no search: a step no eviction brings under
+// budget (infeasible), or none over it (keep everything, optimal).
+bool settled_without_cbc(const IlpModel& m, Solution& out) {
+  if (m.infeasible) {
+    out.status = "infeasible";
+    out.note = "step " + std::to_string(m.infeasible_step) +
+               " stays over budget with every candidate evicted";
+    return true;
+  }
+  if (!m.memory_lower.empty()) return false;
+  out.status = "optimal";
+  out.bound_seconds = 0;
+  return true;
+}
+
 Solution solve_exact(const Problem& problem, const IlpModel& m, const SolverOptions& options,
-                     const Deadline& deadline) {
+                     const Deadline& deadline, bool preprocess = true) {
   Solution out;
   out.choice.assign(problem.candidates.size(), Decision::kKeep);
   auto finish = [&](Solution s) {
     s.solve_seconds = deadline.elapsed();
     return s;
   };
-  if (m.infeasible) {
-    out.status = "infeasible";
-    out.note = "step " + std::to_string(m.infeasible_step) +
-               " stays over budget with every candidate evicted";
-    return finish(out);
-  }
-  if (m.memory_lower.empty()) {  // already fits: keeping everything is optimal
-    out.status = "optimal";
-    out.bound_seconds = 0;
-    return finish(out);
-  }
+  if (settled_without_cbc(m, out)) return finish(out);
   const std::string size = std::to_string(m.columns.size()) + " binaries, " +
                            std::to_string(m.memory_lower.size()) + " memory rows, " +
                            std::to_string(m.nonzeros()) + " nonzeros";
@@ -232,15 +260,12 @@ Solution solve_exact(const Problem& problem, const IlpModel& m, const SolverOpti
   // Cbc gets what the setup left of the limit.
   const double left = deadline.left();
   if (left <= 0) return out_of_time("loading the model");
-  std::string secs = std::to_string(std::max(kMinCbcSeconds, left));
-  std::string threads = std::to_string(std::max(1, options.threads));
-  const char* argv[] = {"memplan-ilp",   "-timeMode", "elapsed", "-sec",   secs.c_str(), "-threads",
-                        threads.c_str(), "-log",      "0",       "-solve", "-quit"};
+  CbcArgs args(std::max(kMinCbcSeconds, left), std::max(1, options.threads), preprocess);
   // CbcMain1 installs a SIGINT handler of its own and leaves it there: put
   // back the caller's, so that an interrupt between link-cut rounds reaches it.
   struct sigaction callers_handler {};
   sigaction(SIGINT, nullptr, &callers_handler);
-  CbcMain1(static_cast<int>(sizeof(argv) / sizeof(argv[0])), argv, model);
+  CbcMain1(static_cast<int>(args.argv.size()), args.argv.data(), model);
   sigaction(SIGINT, &callers_handler, nullptr);
   // CbcMain1 installs its own SIGINT handler; an interrupt then shows as
   // secondary status 5 (stopped on event) rather than in our flag.
@@ -285,7 +310,7 @@ Solution solve_with_link_cuts(const Problem& problem, IlpModel& m, const SolverO
     // they get a useful share.
     if (rounds > 0 && share < std::max(1.0, 0.1 * deadline.limit_seconds)) break;
     const Deadline round_deadline{Clock::now(), share};
-    out = solve_exact(problem, m, round_options, round_deadline);
+    out = solve_exact(problem, m, round_options, round_deadline, rounds == 0);
     if (out.status == "infeasible" || deadline.left() <= 0.05 * deadline.limit_seconds) break;
     if (options.interrupted != nullptr && *options.interrupted) break;  // SIGINT: the answer so far
     std::size_t added = 0;
