@@ -16,6 +16,8 @@ cmake -S . -B "$build" -DMEMPLAN_SANITIZE=ON -DMEMPLAN_BUILD_BENCH=OFF \
 cmake --build "$build" -j "$(nproc)"
 
 export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0:detect_stack_use_after_return=1
+# Leaks inside third-party libraries (each one explained in the file).
+export LSAN_OPTIONS=suppressions=$PWD/scripts/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # The conformance corpus runs a thousand processes; under ASan give each more time.
 export CONFORMANCE_TIMEOUT=${CONFORMANCE_TIMEOUT:-60}
