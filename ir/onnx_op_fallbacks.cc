@@ -22,8 +22,10 @@ void reshape(InferenceContext& ctx) {
   auto in = known_dims(ctx, 0);
   auto target = shape_values(ctx, 1);
   if (!in || !target) return;
+  // Fuzzed models carry any dims: products that overflow give no shape.
   int64_t total = 1;
-  for (auto d : *in) total *= d;
+  for (auto d : *in)
+    if (__builtin_mul_overflow(total, d, &total)) return;
   bool allow_zero = int_attr(ctx, "allowzero", 0) != 0;
   std::vector<int64_t> out(*target);
   int64_t known = 1;
@@ -36,8 +38,8 @@ void reshape(InferenceContext& ctx) {
     if (out[i] == -1) {
       if (infer_at >= 0) return;
       infer_at = static_cast<int>(i);
-    } else {
-      known *= out[i];
+    } else if (out[i] < -1 || __builtin_mul_overflow(known, out[i], &known)) {
+      return;
     }
   }
   if (infer_at >= 0) {
