@@ -224,14 +224,17 @@ std::vector<std::vector<std::pair<int, double>>> hold_rows_by_column(const IlpMo
   return rows;
 }
 
+// One entry of the column being written.
+void put_entry(IlpArrays& a, int row, double v) {
+  a.index.push_back(row);
+  a.value.push_back(v);
+}
+
 // A hold's column: -MiB in the memory rows of its span, -1 in its own two
 // rows, +1 in the chain row of the hold after it.
 void put_hold_columns(const IlpModel& m, int first_memory, int first_hold, IlpArrays& a) {
   const int n_holds = static_cast<int>(m.holds.size());
-  auto put = [&](int row, double v) {
-    a.index.push_back(row);
-    a.value.push_back(v);
-  };
+  auto put = [&](int row, double v) { put_entry(a, row, v); };
   for (int h = 0; h < n_holds; ++h) {
     const IlpHold& x = m.holds[h];
     a.starts.push_back(static_cast<int>(a.index.size()));
@@ -279,10 +282,7 @@ IlpArrays ilp_arrays(const IlpModel& m, const Problem& p) {
   a.col_lower.assign(a.cols, 0.0);
   a.col_upper.assign(a.cols, 1.0);
   a.objective.assign(a.cols, 1.0);
-  auto put = [&](int row, double v) {
-    a.index.push_back(row);
-    a.value.push_back(v);
-  };
+  auto put = [&](int row, double v) { put_entry(a, row, v); };
   for (int j = 0; j < n_bin; ++j) {
     const IlpColumn& c = m.columns[j];
     a.starts.push_back(static_cast<int>(a.index.size()));
