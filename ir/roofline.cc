@@ -86,16 +86,12 @@ bool moves_no_data(const Node& n) {
 
 }  // namespace
 
-double node_flops(const Graph& g, const Node& n) {
+namespace {
+
+// FLOPs of the convolution family (forward, transposed, and their fused
+// gradient): 0 when a shape is unknown.
+double conv_family_flops(const Graph& g, const Node& n, bool onnx, bool ms) {
   const std::string& op = n.op_type;
-  bool onnx = is_onnx_domain(n);
-  bool ms = is_ms_domain(n);
-  if (onnx && op == "MatMul") return matmul_flops(g, n, false, false);
-  if ((onnx && op == "Gemm") || (ms && op == "FusedGemm"))
-    return matmul_flops(g, n, n.attrs.int_or("transA", 0) != 0, false);
-  if (ms && op == "FusedMatMul")
-    return matmul_flops(g, n, n.attrs.int_or("transA", 0) != 0,
-                        n.attrs.int_or("transBatchA", 0) != 0);
   if ((onnx && op == "Conv") || (ms && op == "FusedConv")) {
     const auto* w = shape_of(g, n.inputs, 1);
     const auto* y = shape_of(g, n.outputs, 0);
@@ -116,6 +112,21 @@ double node_flops(const Graph& g, const Node& n) {
     return gradient_factor(g, n, *x, *w) * one;
   }
   return 0;
+}
+
+}  // namespace
+
+double node_flops(const Graph& g, const Node& n) {
+  const std::string& op = n.op_type;
+  bool onnx = is_onnx_domain(n);
+  bool ms = is_ms_domain(n);
+  if (onnx && op == "MatMul") return matmul_flops(g, n, false, false);
+  if ((onnx && op == "Gemm") || (ms && op == "FusedGemm"))
+    return matmul_flops(g, n, n.attrs.int_or("transA", 0) != 0, false);
+  if (ms && op == "FusedMatMul")
+    return matmul_flops(g, n, n.attrs.int_or("transA", 0) != 0,
+                        n.attrs.int_or("transBatchA", 0) != 0);
+  return conv_family_flops(g, n, onnx, ms);
 }
 
 double node_bytes_moved(const Graph& g, const Node& n) {
