@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 
 #include "ir/errors.h"
 #include "planner/baseline_plan.h"
+#include "planner/budget_search.h"
 #include "planner/dtr_evictor.h"
 #include "planner/feasibility_fallback.h"
 #include "planner/plan_validator.h"
@@ -113,46 +115,64 @@ void rescue_unfit(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequ
               std::to_string(f->schedules) + " schedules)");
 }
 
+// The iteration time of `choice`'s schedule at the real budget, or none
+// when it does not fit there.
+std::function<std::optional<double>(const std::vector<Decision>&)> simulator_for(
+    const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
+    const solvers::Problem& problem) {
+  return
+      [&g, &costs, &req, &problem](const std::vector<Decision>& choice) -> std::optional<double> {
+        auto s = schedule_for(g, costs, decisions_by_tensor(g, problem, choice), req.budget_bytes,
+                              std::nullopt);
+        if (!s.fits) return std::nullopt;
+        Plan trial;
+        trial.node_seconds = costs.seconds;
+        trial.device = costs.device;
+        for (const auto& t : g.tensors()) trial.tensor_bytes.push_back(t.bytes);
+        trial.schedule = s.schedule;
+        return simulate(g, trial).iteration_seconds;
+      };
+}
+
 // One solver on one problem, with model-budget tightening until the
-// schedule fits.
+// schedule fits. A fit the solver itself calls infeasible (its model did
+// not fit the tightened budget, so it skipped its local search) does not
+// end the search while a higher model budget is left to try: of the plans
+// that fit, the fastest is kept.
 Attempt tightening_rounds(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
                           const solvers::Solver& solver, const solvers::SolverOptions& base_options,
                           solvers::Problem& problem) {
   Attempt best;
   bool have = false;
+  std::optional<double> best_seconds;
   std::uint64_t model_budget = req.budget_bytes;
+  BudgetSearch search;
+  const auto sim = simulator_for(g, costs, req, problem);
   for (int round = 0; round < req.max_rounds; ++round) {
     problem.budget_bytes = model_budget;
     solvers::SolverOptions so = base_options;
-    so.simulate = [&](const std::vector<Decision>& choice) -> std::optional<double> {
-      auto s = schedule_for(g, costs, decisions_by_tensor(g, problem, choice), req.budget_bytes,
-                            std::nullopt);
-      if (!s.fits) return std::nullopt;
-      Plan trial;
-      trial.node_seconds = costs.seconds;
-      trial.device = costs.device;
-      for (const auto& t : g.tensors()) trial.tensor_bytes.push_back(t.bytes);
-      trial.schedule = s.schedule;
-      return simulate(g, trial).iteration_seconds;
-    };
+    so.simulate = sim;
     Attempt a;
     a.solution = solver.solve(problem, so);
     a.schedule = schedule_for(g, costs, decisions_by_tensor(g, problem, a.solution.choice),
                               req.budget_bytes, a.solution.prefetch_window);
     a.rounds = static_cast<std::size_t>(round) + 1;
+    std::optional<double> seconds;
+    if (a.schedule.fits) seconds = sim(a.solution.choice);
     const bool better = !have || (a.schedule.fits && !best.schedule.fits) ||
+                        (a.schedule.fits && seconds && best_seconds && *seconds < *best_seconds) ||
                         (!a.schedule.fits && !best.schedule.fits &&
                          a.schedule.peak_bytes < best.schedule.peak_bytes);
+    const bool done = a.schedule.fits && a.solution.status != "infeasible";
+    const auto next =
+        search.next(model_budget, a.solution.status != "infeasible", a.schedule.over_budget_bytes);
     if (better) {
-      best = a;
+      best = std::move(a);
+      best_seconds = seconds;
       have = true;
     }
-    if (a.schedule.fits || a.solution.status == "infeasible") break;
-    // The real schedule needs more than the model thought: ask the model
-    // for that much less and solve again.
-    std::uint64_t cut = a.schedule.over_budget_bytes + a.schedule.over_budget_bytes / 8 + 1;
-    if (cut >= model_budget) break;
-    model_budget -= cut;
+    if (done || !next) break;
+    model_budget = *next;
     if (req.interrupted != nullptr && *req.interrupted) break;
   }
   return best;

@@ -26,7 +26,7 @@ struct PlanRequest {
   volatile bool* interrupted = nullptr;
   std::string model_path;
   std::string model_sha256;
-  int max_rounds = 6;  // model-budget tightening rounds
+  int max_rounds = 10;  // model-budget tightening rounds
 };
 
 struct PlanOutcome {

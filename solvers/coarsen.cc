@@ -75,6 +75,13 @@ Coarsened coarsen(const Problem& p, std::size_t max_groups, bool mix_options) {
     for (std::size_t m : out.members[gi]) group_of[m] = gi;
   for (const ChainHold& h : p.holds)
     out.problem.holds.push_back({group_of[h.reader], group_of[h.input], h.held, h.bytes, h.source});
+  // A group recomputes all its members, so a step it runs for several of
+  // them counts once per member, as a repeated reader.
+  for (SharedChainStep step : p.shared_steps) {
+    for (std::size_t& r : step.readers) r = group_of[r];
+    std::sort(step.readers.begin(), step.readers.end());
+    out.problem.shared_steps.push_back(std::move(step));
+  }
   return out;
 }
 

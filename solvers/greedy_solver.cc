@@ -33,7 +33,11 @@ class State {
         choice_(p.candidates.size(), Decision::kKeep),
         excess_(init(p)),
         groups_(hold_groups(p)),
-        groups_of_(p.candidates.size()) {
+        groups_of_(p.candidates.size()),
+        shared_of_(p.candidates.size()),
+        runs_(p.shared_steps.size(), 0) {
+    for (std::size_t x = 0; x < p.shared_steps.size(); ++x)
+      for (std::size_t r : p.shared_steps[x].readers) shared_of_[r].push_back(x);
     for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
       for (std::size_t h = groups_[gi].first; h < groups_[gi].second; ++h) {
         groups_of_[p.holds[h].reader].push_back(gi);
@@ -55,6 +59,9 @@ class State {
     return g != nullptr && !g->empty() && excess_.max(g->begin, g->end) > 0;
   }
   void set(std::size_t i, Decision d) {
+    saved_ += saving_change(i, d);
+    if ((choice_[i] == Decision::kRecompute) != (d == Decision::kRecompute))
+      for (std::size_t x : shared_of_[i]) runs_[x] += d == Decision::kRecompute ? 1 : -1;
     apply_holds(i, -1);
     apply(i, choice_[i], +1);
     choice_[i] = d;
@@ -82,10 +89,10 @@ class State {
     double base = link(out, in);
     double after =
         d == Decision::kSwap ? link(out + c.swap_out_seconds, in + c.swap_in_seconds) : base;
-    return cost(i, d) - cost(i, choice_[i]) + after - link(out_, in_);
+    return cost(i, d) - cost(i, choice_[i]) - saving_change(i, d) + after - link(out_, in_);
   }
   double objective() const {
-    double s = 0;
+    double s = -saved_;
     for (std::size_t i = 0; i < choice_.size(); ++i) s += cost(i, choice_[i]);
     return s + std::max(0.0, out_ - p_.forward_seconds) + std::max(0.0, in_ - p_.backward_seconds);
   }
@@ -103,6 +110,27 @@ class State {
       v[s] = static_cast<std::int64_t>(p.step_bytes[s]) - static_cast<std::int64_t>(p.budget_bytes);
     return RangeMaxTree(v);
   }
+  // How much more of the shared chain steps (problem.h) recomputes would
+  // share once candidate i takes option d: each step is paid once however
+  // many of its readers are recomputed.
+  double saving_change(std::size_t i, Decision d) const {
+    const bool now = choice_[i] == Decision::kRecompute, then = d == Decision::kRecompute;
+    if (now == then) return 0;
+    const std::vector<std::size_t>& mine = shared_of_[i];
+    double change = 0;
+    for (std::size_t k = 0; k < mine.size();) {
+      std::size_t e = k + 1;
+      while (e < mine.size() && mine[e] == mine[k]) ++e;  // a coarse group reads it e - k times
+      const auto m = static_cast<std::int64_t>(e - k), runs = runs_[mine[k]];
+      const std::int64_t after = then ? runs + m : runs - m;
+      change += p_.shared_steps[mine[k]].seconds *
+                static_cast<double>(std::max<std::int64_t>(0, after - 1) -
+                                    std::max<std::int64_t>(0, runs - 1));
+      k = e;
+    }
+    return change;
+  }
+
   // sign -1: the option frees its bytes over its window; +1 undoes that.
   void apply(std::size_t i, Decision d, int sign) {
     const Candidate& c = p_.candidates[i];
@@ -131,6 +159,9 @@ class State {
   RangeMaxTree excess_;
   std::vector<std::pair<std::size_t, std::size_t>> groups_;  // hold_groups(p)
   std::vector<std::vector<std::size_t>> groups_of_;          // per candidate: groups it reads or is
+  std::vector<std::vector<std::size_t>> shared_of_;          // per candidate: shared steps it runs
+  std::vector<std::int64_t> runs_;                           // per shared step: recomputed readers
+  double saved_ = 0;                                         // shared_step_saving of choice_
   double out_ = 0, in_ = 0;
 };
 
@@ -438,8 +469,11 @@ Solution GreedySolver::solve(const Problem& p, const SolverOptions& options) con
 // The model prices some plans wrongly: swaps more optimistically than the
 // link delivers where copies crowd, and chain holds more pessimistically
 // than the scheduler, which can rebuild a held input instead, needs. With a
-// simulator, two more runs are candidate plans, and the fastest that fits
-// is kept: one that recomputes only, and one that ignores chain holds.
+// simulator, more runs are candidate plans, and the fastest that fits is
+// kept: one that recomputes only, one that ignores chain holds, and one
+// that prices each shared chain step once per reader (the shared
+// intermediate a plan recomputes once is held between its readers, memory
+// the model does not count, so the dearer pricing sometimes schedules better).
 void GreedySolver::keep_the_fastest_run(const Problem& p, const SolverOptions& options,
                                         Solution& out) const {
   Config alt = config_;
@@ -454,6 +488,12 @@ void GreedySolver::keep_the_fastest_run(const Problem& p, const SolverOptions& o
     Problem unheld = p;
     unheld.holds.clear();
     others.emplace_back(GreedyRun(unheld, alt, options).run(), "the run without chain holds");
+  }
+  if (!p.shared_steps.empty()) {
+    Problem unshared = p;
+    unshared.shared_steps.clear();
+    others.emplace_back(GreedyRun(unshared, alt, options).run(),
+                        "the run pricing shared chain steps per reader");
   }
   std::optional<double> best = options.simulate(out.choice);
   for (auto& [choice, what] : others) {

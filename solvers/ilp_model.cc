@@ -54,6 +54,23 @@ void add_holds(const Problem& p, IlpModel& m, const std::vector<int>& swap_col,
   }
 }
 
+// Shared chain steps: the readers' recompute columns give the step's cost
+// back (once per time they read it), and the step's own column pays it once.
+void add_shared_steps(const Problem& p, IlpModel& m, const std::vector<int>& rec_col) {
+  for (const SharedChainStep& step : p.shared_steps) {
+    IlpShared s{step.seconds, {}};
+    for (std::size_t r : step.readers) {
+      if (rec_col[r] < 0) continue;
+      m.columns[static_cast<std::size_t>(rec_col[r])].cost -= step.seconds;
+      s.reader_cols.push_back(rec_col[r]);
+    }
+    std::sort(s.reader_cols.begin(), s.reader_cols.end());
+    s.reader_cols.erase(std::unique(s.reader_cols.begin(), s.reader_cols.end()),
+                        s.reader_cols.end());
+    if (!s.reader_cols.empty()) m.shared.push_back(std::move(s));
+  }
+}
+
 // A row no column can cover enough, even all together, cannot be met. A
 // candidate counts once per row (its swap and recompute ranges may
 // overlap), so add its bytes over the union of its ranges, by differences.
@@ -132,6 +149,7 @@ IlpModel build_ilp_model(const Problem& p) {
     if (swap_col[i] >= 0 && rec_col[i] >= 0) m.one_choice.emplace_back(swap_col[i], rec_col[i]);
   }
   add_holds(p, m, swap_col, rec_col);
+  add_shared_steps(p, m, rec_col);
 
   // Segment boundaries: every gap's and hold span's begin and end + 1.
   const auto steps = static_cast<std::int64_t>(p.step_bytes.size());
@@ -245,32 +263,99 @@ void put_hold_columns(const IlpModel& m, int first_memory, int first_hold, IlpAr
   }
 }
 
+// Per binary, the shared-step rows it appears in (ascending): w - x >= 0.
+std::vector<std::vector<int>> shared_rows_by_column(const IlpModel& m, int first_shared) {
+  std::vector<std::vector<int>> rows(m.columns.size());
+  int row = first_shared;
+  for (const IlpShared& s : m.shared)
+    for (int col : s.reader_cols) rows[static_cast<std::size_t>(col)].push_back(row++);
+  return rows;
+}
+
+// A shared step's column: +1 in each of its rows, its seconds in the objective.
+void put_shared_columns(const IlpModel& m, int first_shared, int first_col, IlpArrays& a) {
+  int row = first_shared;
+  for (std::size_t k = 0; k < m.shared.size(); ++k) {
+    a.starts.push_back(static_cast<int>(a.index.size()));
+    for (std::size_t r = 0; r < m.shared[k].reader_cols.size(); ++r) put_entry(a, row++, 1.0);
+    const int col = first_col + static_cast<int>(k);
+    a.col_upper[col] = 1.0;
+    a.objective[col] = m.shared[k].seconds * m.seconds_scale;
+  }
+}
+
+}  // namespace
+
+std::size_t shared_rows(const IlpModel& m) {
+  std::size_t n = 0;
+  for (const IlpShared& s : m.shared) n += s.reader_cols.size();
+  return n;
+}
+
+namespace {
+
+// Where each block of rows and columns starts (ilp_arrays' order).
+struct ArrayLayout {
+  int n_bin, n_choice, row_out, row_in, first_memory, n_holds, first_hold, first_cut, n_cuts,
+      first_shared, n_shared_rows;
+  explicit ArrayLayout(const IlpModel& m)
+      : n_bin(static_cast<int>(m.columns.size())),
+        n_choice(static_cast<int>(m.one_choice.size())),
+        row_out(n_choice),
+        row_in(n_choice + 1),
+        first_memory(n_choice + 2),
+        n_holds(static_cast<int>(m.holds.size())),
+        first_hold(first_memory + static_cast<int>(m.memory_lower.size())),
+        first_cut(first_hold + 2 * n_holds),
+        n_cuts(static_cast<int>(m.link_cuts.size())),
+        first_shared(first_cut + n_cuts),
+        n_shared_rows(static_cast<int>(shared_rows(m))) {}
+};
+
+// The binaries' columns: one_choice row, link rows (swaps), memory rows,
+// hold rows, cut rows (swaps), shared-step rows (recomputes).
+void put_binary_columns(const IlpModel& m, const Problem& p, const ArrayLayout& l, IlpArrays& a) {
+  const double scale = m.seconds_scale;
+  const auto cuts = cut_entries(m, p.candidates.size(), scale);
+  const auto hold_rows = hold_rows_by_column(m, l.first_hold);
+  const auto shared = shared_rows_by_column(m, l.first_shared);
+  std::vector<int> choice_row(l.n_bin, -1);
+  for (int k = 0; k < l.n_choice; ++k) {
+    choice_row[m.one_choice[k].first] = k;
+    choice_row[m.one_choice[k].second] = k;
+  }
+  auto put = [&](int row, double v) { put_entry(a, row, v); };
+  for (int j = 0; j < l.n_bin; ++j) {
+    const IlpColumn& c = m.columns[j];
+    a.starts.push_back(static_cast<int>(a.index.size()));
+    a.objective[j] = c.cost * scale;
+    if (choice_row[j] >= 0) put(choice_row[j], 1.0);
+    // Link excess: e >= sum(transfer x) - hiding compute time.
+    if (c.choice == Decision::kSwap) {
+      put(l.row_out, -p.candidates[c.candidate].swap_out_seconds * scale);
+      put(l.row_in, -p.candidates[c.candidate].swap_in_seconds * scale);
+    }
+    for (int r = c.first_row; r < c.end_row; ++r) put(l.first_memory + r, c.mib);
+    for (const auto& [r, v] : hold_rows[j]) put(r, v);
+    if (c.choice == Decision::kSwap)
+      for (const auto& [k, v] : cuts[c.candidate]) put(l.first_cut + k, v);
+    for (int r : shared[j]) put(r, -1.0);
+  }
+}
+
 }  // namespace
 
 IlpArrays ilp_arrays(const IlpModel& m, const Problem& p) {
   constexpr double kInf = std::numeric_limits<double>::max();
-  const double scale = m.seconds_scale;
+  const ArrayLayout l(m);
+  const int n_shared = static_cast<int>(m.shared.size());
   IlpArrays a;
-  const int n_bin = static_cast<int>(m.columns.size());
-  const int n_choice = static_cast<int>(m.one_choice.size());
-  const int row_out = n_choice, row_in = n_choice + 1, first_memory = n_choice + 2;
-  const int n_holds = static_cast<int>(m.holds.size());
-  const int first_hold = first_memory + static_cast<int>(m.memory_lower.size());
-  const int first_cut = first_hold + 2 * n_holds;
-  const int n_cuts = static_cast<int>(m.link_cuts.size());
-  a.cols = n_bin + 2 + n_holds + n_cuts;
-  a.rows = first_cut + n_cuts;
-  const auto cuts = cut_entries(m, p.candidates.size(), scale);
-  const auto hold_rows = hold_rows_by_column(m, first_hold);
-
-  std::vector<int> choice_row(n_bin, -1);
-  for (int k = 0; k < n_choice; ++k) {
-    choice_row[m.one_choice[k].first] = k;
-    choice_row[m.one_choice[k].second] = k;
-  }
+  a.cols = l.n_bin + 2 + l.n_holds + l.n_cuts + n_shared;
+  a.rows = l.first_shared + l.n_shared_rows;
   // Size everything once: the point is to never reallocate.
-  std::size_t nnz = 2 * n_choice + 2 + m.nonzeros() + 5 * static_cast<std::size_t>(n_holds) +
-                    static_cast<std::size_t>(n_cuts);
+  std::size_t nnz = 2 * l.n_choice + 2 + m.nonzeros() + 5 * static_cast<std::size_t>(l.n_holds) +
+                    static_cast<std::size_t>(l.n_cuts) +
+                    2 * static_cast<std::size_t>(l.n_shared_rows);
   for (const auto& cut : m.link_cuts) nnz += cut.members.size();
   for (const auto& c : m.columns) nnz += c.choice == Decision::kSwap ? 2 : 0;
   if (nnz > static_cast<std::size_t>(std::numeric_limits<int>::max()))
@@ -282,39 +367,27 @@ IlpArrays ilp_arrays(const IlpModel& m, const Problem& p) {
   a.col_lower.assign(a.cols, 0.0);
   a.col_upper.assign(a.cols, 1.0);
   a.objective.assign(a.cols, 1.0);
-  auto put = [&](int row, double v) { put_entry(a, row, v); };
-  for (int j = 0; j < n_bin; ++j) {
-    const IlpColumn& c = m.columns[j];
+  put_binary_columns(m, p, l, a);
+  for (int k = 0; k < 2; ++k) {  // e_out, e_in
     a.starts.push_back(static_cast<int>(a.index.size()));
-    a.objective[j] = c.cost * scale;
-    if (choice_row[j] >= 0) put(choice_row[j], 1.0);
-    // Link excess: e >= sum(transfer x) - hiding compute time.
-    if (c.choice == Decision::kSwap) {
-      put(row_out, -p.candidates[c.candidate].swap_out_seconds * scale);
-      put(row_in, -p.candidates[c.candidate].swap_in_seconds * scale);
-    }
-    for (int r = c.first_row; r < c.end_row; ++r) put(first_memory + r, c.mib);
-    for (const auto& [r, v] : hold_rows[j]) put(r, v);
-    if (c.choice == Decision::kSwap)
-      for (const auto& [k, v] : cuts[c.candidate]) put(first_cut + k, v);
+    put_entry(a, l.row_out + k, 1.0);
   }
-  a.starts.push_back(static_cast<int>(a.index.size()));
-  put(row_out, 1.0);
-  a.starts.push_back(static_cast<int>(a.index.size()));
-  put(row_in, 1.0);
-  put_hold_columns(m, first_memory, first_hold, a);
-  for (int k = 0; k < n_cuts; ++k) {
+  put_hold_columns(m, l.first_memory, l.first_hold, a);
+  for (int k = 0; k < l.n_cuts; ++k) {
     a.starts.push_back(static_cast<int>(a.index.size()));
-    put(first_cut + k, 1.0);
+    put_entry(a, l.first_cut + k, 1.0);
   }
+  const int first_shared_col = l.n_bin + 2 + l.n_holds + l.n_cuts;
+  for (int j = l.n_bin; j < first_shared_col; ++j) a.col_upper[j] = kInf;
+  for (int h = 0; h < l.n_holds; ++h) {
+    a.col_upper[l.n_bin + 2 + h] = 1.0;
+    a.objective[l.n_bin + 2 + h] = 0.0;
+  }
+  put_shared_columns(m, l.first_shared, first_shared_col, a);
   a.starts.push_back(static_cast<int>(a.index.size()));
-  for (int j = n_bin; j < a.cols; ++j) a.col_upper[j] = kInf;
-  for (int h = 0; h < n_holds; ++h) {
-    a.col_upper[n_bin + 2 + h] = 1.0;
-    a.objective[n_bin + 2 + h] = 0.0;
-  }
 
-  set_row_bounds(m, p, n_choice, first_hold, a);
+  set_row_bounds(m, p, l.n_choice, l.first_hold, a);
+  for (int r = 0; r < l.n_shared_rows; ++r) a.row_lower[l.first_shared + r] = 0.0;
   return a;
 }
 

@@ -37,6 +37,15 @@ struct IlpHold {
   int end_row = 0;
 };
 
+// A shared chain step (problem.h): a continuous column w >= x_reader for
+// each reader's recompute column, at the step's cost, while the readers'
+// recompute columns cost that much less each; so the step is paid once when
+// any reader is recomputed.
+struct IlpShared {
+  double seconds = 0;
+  std::vector<int> reader_cols;  // distinct recompute columns
+};
+
 struct IlpModel {
   std::vector<IlpColumn> columns;  // binaries; then two continuous link-excess columns
   std::vector<IlpHold> holds;      // then one continuous column each
@@ -51,7 +60,8 @@ struct IlpModel {
   // Queueing cuts (link_queue.h), added round by round from replays of the
   // ILP's own answers: each a row and a continuous wait column.
   std::vector<LinkCut> link_cuts;
-  bool infeasible = false;  // some step cannot be brought under budget at all
+  std::vector<IlpShared> shared;  // after the link cuts: a column each, a row per reader
+  bool infeasible = false;        // some step cannot be brought under budget at all
   std::int64_t infeasible_step = -1;
   std::size_t nonzeros() const;  // entries of the memory rows (holds' included)
 };
@@ -64,9 +74,10 @@ IlpModel build_ilp_model(const Problem& problem);
 // The whole program as column-major (CSC) arrays, so a solver loads it in
 // one call instead of growing a matrix row by row. Rows: the one_choice
 // rows, the d2h then the h2d link row, the memory rows, then two rows per
-// hold, then one row per link cut; columns: the binaries, then e_out and
-// e_in, then one per hold, then one wait per link cut. Row indices ascend
-// within every column.
+// hold, then one row per link cut, then one per shared step and reader;
+// columns: the binaries, then e_out and e_in, then one per hold, then one
+// wait per link cut, then one per shared step. Row indices ascend within
+// every column.
 struct IlpArrays {
   int rows = 0;
   int cols = 0;
@@ -80,6 +91,9 @@ struct IlpArrays {
 // Throws InputError when the program has more entries than an int counts
 // (the caller coarsens long before that).
 IlpArrays ilp_arrays(const IlpModel& model, const Problem& problem);
+
+// The rows of the shared chain steps: one per step and reader column.
+std::size_t shared_rows(const IlpModel& model);
 
 // A cut's row: sum(seconds x) + slack * x_last - wait <= capacity + slack,
 // where slack = the most the members could overrun, so the row binds only

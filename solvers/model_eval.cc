@@ -74,6 +74,16 @@ std::vector<std::uint64_t> freed_per_step(const Problem& p, std::span<const Deci
   return freed;
 }
 
+double shared_step_saving(const Problem& p, std::span<const Decision> choice) {
+  double saved = 0;
+  for (const SharedChainStep& step : p.shared_steps) {
+    std::size_t runs = 0;
+    for (std::size_t r : step.readers) runs += choice[r] == Decision::kRecompute ? 1 : 0;
+    if (runs > 1) saved += step.seconds * static_cast<double>(runs - 1);
+  }
+  return saved;
+}
+
 ModelEval evaluate(const Problem& p, std::span<const Decision> choice) {
   ModelEval e;
   auto freed = freed_per_step(p, choice);
@@ -96,6 +106,7 @@ ModelEval evaluate(const Problem& p, std::span<const Decision> choice) {
       e.overhead_seconds += c.recompute_seconds;
     }
   }
+  e.overhead_seconds -= shared_step_saving(p, choice);
   e.link_out_excess = std::max(0.0, out - p.forward_seconds);
   e.link_in_excess = std::max(0.0, in - p.backward_seconds);
   e.overhead_seconds += e.link_out_excess + e.link_in_excess;

@@ -23,6 +23,10 @@ struct ModelEval {
 // `choice` has one entry per candidate. O(candidates + steps).
 ModelEval evaluate(const Problem& problem, std::span<const Decision> choice);
 
+// What the recomputes of `choice` do not pay twice: each shared chain step
+// (problem.h) once per recomputed reader beyond the first.
+double shared_step_saving(const Problem& problem, std::span<const Decision> choice);
+
 // Bytes freed at each step by `choice`.
 std::vector<std::uint64_t> freed_per_step(const Problem& problem, std::span<const Decision> choice);
 

@@ -51,9 +51,21 @@ struct ChainHold {
   std::size_t source = 0;  // the held tensor (a candidate of the fine problem)
 };
 
+// A forward node that the recompute chains of several candidates run (an
+// intermediate the baseline frees before their readers, docs/model.md
+// §Shared chain steps). The scheduler remakes it once, at the first reader,
+// and keeps it for the rest, so while each reader's recompute_seconds
+// counts it, a plan that recomputes n of `readers` pays it once, not n
+// times. `readers` may repeat a candidate (a coarse group of several).
+struct SharedChainStep {
+  double seconds = 0;
+  std::vector<std::size_t> readers;
+};
+
 struct Problem {
   std::vector<Candidate> candidates;
   std::vector<ChainHold> holds;
+  std::vector<SharedChainStep> shared_steps;
   std::vector<std::uint64_t> step_bytes;  // baseline device memory during each step
   std::vector<double> step_seconds;       // compute time of each step
   std::uint64_t budget_bytes = 0;

@@ -16,34 +16,52 @@ std::vector<double> prefix_times(const ir::NodeCosts& costs) {
   return prefix;
 }
 
-// Time to recompute `t` at step `at`: its producer, plus (recursively) the
-// producers of inputs that are no longer on the device there in the
-// baseline. -1 when not possible (a random node, or a chain too long).
-// `leaves`, when given, collects the chain's inputs that are read where
-// they are (resident at `at`), graph inputs and parameters aside.
-double chain_seconds(const ir::Graph& g, const ir::NodeCosts& costs, const ir::Liveness& live,
-                     ir::TensorId t, std::int64_t at, int depth_left,
-                     std::vector<ir::TensorId>* leaves = nullptr) {
+// The nodes a recompute of `t` at step `at` runs: its producer, plus
+// (recursively) the producers of inputs that are no longer on the device
+// there in the baseline. False when not possible (a random node, or a chain
+// too long). `nodes` may repeat a node (a diamond in the chain); `leaves`,
+// when given, collects the chain's inputs that are read where they are
+// (resident at `at`), graph inputs and parameters aside.
+bool chain_nodes(const ir::Graph& g, const ir::Liveness& live, ir::TensorId t, std::int64_t at,
+                 int depth_left, std::vector<ir::NodeId>& nodes,
+                 std::vector<ir::TensorId>* leaves = nullptr) {
   const ir::Tensor& x = g.tensor(t);
-  if (x.producer == ir::kNoNode || depth_left <= 0) return -1;
+  if (x.producer == ir::kNoNode || depth_left <= 0) return false;
   const ir::Node& p = g.node(x.producer);
-  if (!p.reproducible()) return -1;
+  if (!p.reproducible()) return false;
   auto resident_at = [&](ir::TensorId u) {
     return live.pinned(u) || (live.def_step(u) < at && live.free_step(u) >= at);
   };
   // A Dropout is remade from its mask, which must still be there.
   if (const ir::TensorId mask = p.dropout_mask(); mask != ir::kNoTensor && !resident_at(mask))
-    return -1;
-  double total = costs.seconds[x.producer];
+    return false;
+  nodes.push_back(x.producer);
   for (ir::TensorId in : p.inputs) {
     if (resident_at(in)) {
       if (leaves != nullptr && !live.pinned(in)) leaves->push_back(in);
       continue;
     }
-    double more = chain_seconds(g, costs, live, in, at, depth_left - 1, leaves);
-    if (more < 0) return -1;
-    total += more;
+    if (!chain_nodes(g, live, in, at, depth_left - 1, nodes, leaves)) return false;
   }
+  return true;
+}
+
+void sort_unique(std::vector<ir::NodeId>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
+// The time of a chain: each node once, as the scheduler runs it. -1 when
+// `t` cannot be recomputed at `at`.
+double chain_seconds(const ir::Graph& g, const ir::NodeCosts& costs, const ir::Liveness& live,
+                     ir::TensorId t, std::int64_t at, int depth_left,
+                     std::vector<ir::NodeId>* nodes_out = nullptr) {
+  std::vector<ir::NodeId> nodes;
+  if (!chain_nodes(g, live, t, at, depth_left, nodes)) return -1;
+  sort_unique(nodes);
+  double total = 0;
+  for (ir::NodeId n : nodes) total += costs.seconds[n];
+  if (nodes_out != nullptr) *nodes_out = std::move(nodes);
   return total;
 }
 
@@ -74,18 +92,20 @@ std::vector<bool> masks_held_for_recompute(const ir::Graph& g, const ir::NodeCos
 
 // Chain holds (problem.h): for each recomputable candidate, the candidates
 // its chain reads where they are, when their own reader comes later.
-void add_chain_holds(const ir::Graph& g, const ir::NodeCosts& costs, const ir::Liveness& live,
-                     const ProblemOptions& options, Problem& pr) {
+void add_chain_holds(const ir::Graph& g, const ir::Liveness& live, const ProblemOptions& options,
+                     Problem& pr) {
   std::vector<std::int64_t> index(g.tensors().size(), -1);
   for (std::size_t i = 0; i < pr.candidates.size(); ++i)
     index[pr.candidates[i].tensor] = static_cast<std::int64_t>(i);
   std::vector<ir::TensorId> leaves;
+  std::vector<ir::NodeId> nodes;
   for (std::size_t a = 0; a < pr.candidates.size(); ++a) {
     const Candidate& c = pr.candidates[a];
     if (!c.can_recompute) continue;
     const std::int64_t k = c.first_backward_use;
     leaves.clear();
-    chain_seconds(g, costs, live, c.tensor, k, options.max_recompute_chain, &leaves);
+    nodes.clear();
+    chain_nodes(g, live, c.tensor, k, options.max_recompute_chain, nodes, &leaves);
     std::sort(leaves.begin(), leaves.end());
     leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
     for (ir::TensorId u : leaves) {
@@ -100,6 +120,49 @@ void add_chain_holds(const ir::Graph& g, const ir::NodeCosts& costs, const ir::L
   std::sort(pr.holds.begin(), pr.holds.end(), [](const ChainHold& x, const ChainHold& y) {
     return x.source != y.source ? x.source < y.source : x.held.begin < y.held.begin;
   });
+}
+
+// Swap: the free waits for the copy out, so it goes where forward compute
+// since the tensor was made covers the copy; the copy in starts where
+// backward compute until the reader covers it. `prefix`: prefix_times.
+void set_swap_option(const std::vector<double>& prefix, double d2h, double h2d, Candidate& c) {
+  auto time_between = [&](std::int64_t from_step, std::int64_t to_step) {  // steps [from, to)
+    return prefix[static_cast<std::size_t>(to_step)] - prefix[static_cast<std::size_t>(from_step)];
+  };
+  const std::int64_t k = c.first_backward_use;
+  c.swap_out_seconds = static_cast<double>(c.bytes) / d2h;
+  c.swap_in_seconds = static_cast<double>(c.bytes) / h2d;
+  // prefix is non-decreasing: both points are binary searches.
+  const auto first = prefix.begin();
+  double out_done = prefix[static_cast<std::size_t>(c.made + 1)] + c.swap_out_seconds;
+  std::int64_t free_after = (std::lower_bound(first, prefix.end(), out_done) - first) - 1;
+  free_after = std::clamp(free_after, c.last_forward_use, k - 1);
+  double exposed_out = std::max(0.0, c.swap_out_seconds - time_between(c.made + 1, free_after + 1));
+  double in_start = prefix[static_cast<std::size_t>(k)] - c.swap_in_seconds;
+  // swap_in before this step
+  std::int64_t load_at = (std::upper_bound(first, prefix.end(), in_start) - first) - 1;
+  load_at = std::clamp(load_at, free_after + 1, k);
+  double exposed_in = std::max(0.0, c.swap_in_seconds - time_between(load_at, k));
+  c.swap_gap = Interval{free_after + 1, load_at - 1};
+  c.swap_exposed_seconds = exposed_out + exposed_in;
+  c.can_swap = !c.swap_gap.empty();
+}
+
+// Chain nodes that more than one candidate's recompute runs (problem.h).
+void add_shared_steps(const ir::NodeCosts& costs,
+                      std::vector<std::pair<ir::NodeId, std::size_t>>& run_by, Problem& pr) {
+  std::sort(run_by.begin(), run_by.end());
+  for (std::size_t i = 0; i < run_by.size();) {
+    std::size_t e = i + 1;
+    while (e < run_by.size() && run_by[e].first == run_by[i].first) ++e;
+    const double seconds = costs.seconds[run_by[i].first];
+    if (e - i > 1 && seconds > 0) {
+      SharedChainStep step{seconds, {}};
+      for (std::size_t k = i; k < e; ++k) step.readers.push_back(run_by[k].second);
+      pr.shared_steps.push_back(std::move(step));
+    }
+    i = e;
+  }
 }
 
 }  // namespace
@@ -123,11 +186,10 @@ Problem build_problem(const ir::Graph& g, const ir::NodeCosts& costs, std::uint6
   for (ir::NodeId i = 0; i < g.nodes().size(); ++i)
     (g.node(i).is_forward ? pr.forward_seconds : pr.backward_seconds) += costs.seconds[i];
   const double d2h = costs.device.d2h_bytes_per_s, h2d = costs.device.h2d_bytes_per_s;
-  auto time_between = [&](std::int64_t from_step, std::int64_t to_step) {  // steps [from, to)
-    return prefix[static_cast<std::size_t>(to_step)] - prefix[static_cast<std::size_t>(from_step)];
-  };
 
   const std::vector<bool> held = masks_held_for_recompute(g, costs, live, options);
+  std::vector<ir::NodeId> chain;
+  std::vector<std::pair<ir::NodeId, std::size_t>> run_by;  // (chain node, candidate)
   for (ir::TensorId t = 0; t < g.tensors().size(); ++t) {
     const ir::Tensor& x = g.tensor(t);
     if (x.cls != ir::TensorClass::kActivation || x.bytes < options.min_bytes ||
@@ -150,39 +212,23 @@ Problem build_problem(const ir::Graph& g, const ir::NodeCosts& costs, std::uint6
     const std::int64_t k = c.first_backward_use;
     if (k < 0 || k <= c.last_forward_use + 1) continue;  // nothing between the uses
 
-    // Swap: the free waits for the copy out, so it goes where forward
-    // compute since the tensor was made covers the copy; the copy in starts
-    // where backward compute until the reader covers it.
-    if (options.allow_swap && d2h > 0 && h2d > 0) {
-      c.swap_out_seconds = static_cast<double>(c.bytes) / d2h;
-      c.swap_in_seconds = static_cast<double>(c.bytes) / h2d;
-      // prefix is non-decreasing: both points are binary searches.
-      const auto first = prefix.begin();
-      double out_done = prefix[static_cast<std::size_t>(c.made + 1)] + c.swap_out_seconds;
-      std::int64_t free_after = (std::lower_bound(first, prefix.end(), out_done) - first) - 1;
-      free_after = std::clamp(free_after, c.last_forward_use, k - 1);
-      double exposed_out =
-          std::max(0.0, c.swap_out_seconds - time_between(c.made + 1, free_after + 1));
-      double in_start = prefix[static_cast<std::size_t>(k)] - c.swap_in_seconds;
-      std::int64_t load_at = (std::upper_bound(first, prefix.end(), in_start) - first) -
-                             1;  // swap_in before this step
-      load_at = std::clamp(load_at, free_after + 1, k);
-      double exposed_in = std::max(0.0, c.swap_in_seconds - time_between(load_at, k));
-      c.swap_gap = Interval{free_after + 1, load_at - 1};
-      c.swap_exposed_seconds = exposed_out + exposed_in;
-      c.can_swap = !c.swap_gap.empty();
-    }
+    if (options.allow_swap && d2h > 0 && h2d > 0) set_swap_option(prefix, d2h, h2d, c);
     if (options.allow_recompute) {
-      double s = chain_seconds(g, costs, live, t, k, options.max_recompute_chain);
+      chain.clear();
+      double s = chain_seconds(g, costs, live, t, k, options.max_recompute_chain, &chain);
       if (s >= 0) {
         c.recompute_seconds = s;
         c.recompute_gap = Interval{c.last_forward_use + 1, k - 1};
         c.can_recompute = true;
       }
     }
-    if (c.can_swap || c.can_recompute) pr.candidates.push_back(std::move(c));
+    if (!c.can_swap && !c.can_recompute) continue;
+    if (c.can_recompute)
+      for (ir::NodeId n : chain) run_by.emplace_back(n, pr.candidates.size());
+    pr.candidates.push_back(std::move(c));
   }
-  if (options.allow_recompute) add_chain_holds(g, costs, live, options, pr);
+  add_shared_steps(costs, run_by, pr);
+  if (options.allow_recompute) add_chain_holds(g, live, options, pr);
   return pr;
 }
 

@@ -60,20 +60,31 @@ std::map<std::pair<int, int>, double> rows_by_definition(const Problem& p, const
       if (x.span.contains(m.memory_step[r]))
         want[{n_choice + 2 + static_cast<int>(r), col}] = -x.mib;
   }
+  // Shared chain steps (after the holds; no link cuts here): w - x >= 0
+  // per reader column.
+  int row = first_hold + 2 * static_cast<int>(m.holds.size());
+  const int first_shared_col = n_bin + 2 + static_cast<int>(m.holds.size());
+  for (std::size_t k = 0; k < m.shared.size(); ++k) {
+    for (int reader : m.shared[k].reader_cols) {
+      want[{row, reader}] = -1.0;
+      want[{row++, first_shared_col + static_cast<int>(k)}] = 1.0;
+    }
+  }
   return want;
 }
 
 TEST(IlpArrays, HoldExactlyTheRowsOfTheModel) {
-  std::size_t holds = 0;
+  std::size_t holds = 0, shared = 0;
   for (unsigned seed = 1; seed <= 12; ++seed) {
     Problem p = test::random_problem(seed, 40, 160, 0.6);
     IlpModel m = build_ilp_model(p);
     if (m.infeasible) continue;
     IlpArrays a = ilp_arrays(m, p);
-    ASSERT_EQ(a.cols, static_cast<int>(m.columns.size() + 2 + m.holds.size()));
+    ASSERT_EQ(a.cols, static_cast<int>(m.columns.size() + 2 + m.holds.size() + m.shared.size()));
     ASSERT_EQ(a.rows, static_cast<int>(m.one_choice.size() + 2 + m.memory_lower.size() +
-                                       2 * m.holds.size()));
+                                       2 * m.holds.size() + shared_rows(m)));
     holds += m.holds.size();
+    shared += m.shared.size();
     ASSERT_EQ(a.starts.size(), static_cast<std::size_t>(a.cols) + 1);
     ASSERT_EQ(a.index.size(), a.value.size());
     std::map<std::pair<int, int>, double> got;
@@ -109,8 +120,31 @@ TEST(IlpArrays, HoldExactlyTheRowsOfTheModel) {
       EXPECT_EQ(a.row_upper[static_cast<std::size_t>(end_memory) + 2 * h + 1], 0.0);
       EXPECT_EQ(a.col_upper[m.columns.size() + 2 + h], 1.0);
     }
+    // A shared step's column costs its seconds once, its rows are >= 0, and
+    // each reader's recompute column costs that much less per read.
+    const std::size_t first_shared_col = m.columns.size() + 2 + m.holds.size();
+    const std::size_t first_shared_row = static_cast<std::size_t>(end_memory) + 2 * m.holds.size();
+    for (std::size_t k = 0; k < m.shared.size(); ++k) {
+      EXPECT_DOUBLE_EQ(a.objective[first_shared_col + k], m.shared[k].seconds * m.seconds_scale);
+      EXPECT_EQ(a.col_upper[first_shared_col + k], 1.0);
+    }
+    for (std::size_t r = 0; r < shared_rows(m); ++r) {
+      EXPECT_EQ(a.row_lower[first_shared_row + r], 0.0);
+      EXPECT_EQ(a.row_upper[first_shared_row + r], inf);
+    }
+    std::vector<double> unshared(p.candidates.size(), 0.0);
+    for (std::size_t i = 0; i < p.candidates.size(); ++i)
+      unshared[i] = p.candidates[i].recompute_seconds;
+    for (const SharedChainStep& step : p.shared_steps)
+      for (std::size_t r : step.readers) unshared[r] -= step.seconds;
+    for (const IlpColumn& c : m.columns) {
+      if (c.choice == Decision::kRecompute) {
+        EXPECT_NEAR(c.cost, unshared[c.candidate], 1e-15);
+      }
+    }
   }
-  EXPECT_GT(holds, 0u);  // the random problems do have chain holds
+  EXPECT_GT(holds, 0u);   // the random problems do have chain holds
+  EXPECT_GT(shared, 0u);  // and shared chain steps
 }
 
 // A mid-sized problem Cbc needs a good fraction of a second for (optimum

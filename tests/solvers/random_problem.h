@@ -4,6 +4,7 @@
 // activations whose windows span the middle.
 #include <algorithm>
 #include <random>
+#include <vector>
 
 #include "solvers/problem.h"
 
@@ -57,6 +58,27 @@ inline solvers::Problem random_problem(unsigned seed, int candidates, int steps,
   std::sort(p.holds.begin(), p.holds.end(), [](const auto& x, const auto& y) {
     return x.source != y.source ? x.source < y.source : x.held.begin < y.held.begin;
   });
+  // Shared chain steps: a few forward nodes two or three recomputable
+  // candidates' chains run, each within what is left of every reader's
+  // recompute time (a chain's steps are distinct nodes).
+  std::vector<double> unshared(p.candidates.size());
+  for (std::size_t i = 0; i < unshared.size(); ++i) unshared[i] = p.candidates[i].recompute_seconds;
+  for (int k = 0; k < candidates / 4; ++k) {
+    solvers::SharedChainStep step;
+    double cheapest = 1.0;
+    for (int r = 0, want = 2 + static_cast<int>(rng() % 2); r < want; ++r) {
+      const auto i = static_cast<std::size_t>(rng() % static_cast<unsigned>(candidates));
+      if (!p.candidates[i].can_recompute ||
+          std::find(step.readers.begin(), step.readers.end(), i) != step.readers.end())
+        continue;
+      step.readers.push_back(i);
+      cheapest = std::min(cheapest, unshared[i]);
+    }
+    if (step.readers.size() < 2) continue;
+    step.seconds = cheapest * 0.5;
+    for (std::size_t i : step.readers) unshared[i] -= step.seconds;
+    p.shared_steps.push_back(std::move(step));
+  }
   for (int s = 0; s < steps; ++s) {
     p.forward_seconds += s < mid ? 1e-3 : 0;
     p.backward_seconds += s >= mid ? 1e-3 : 0;

@@ -1,0 +1,55 @@
+// The tightening rounds' model budgets (planner/budget_search.h).
+#include "planner/budget_search.h"
+
+#include <gtest/gtest.h>
+
+namespace memplan::planner {
+namespace {
+
+constexpr std::uint64_t kMiB = 1 << 20;
+
+TEST(BudgetSearch, AScheduleOverBudgetAsksTheModelForThatMuchLessAndAnEighth) {
+  BudgetSearch s;
+  const auto next = s.next(1000 * kMiB, true, 80 * kMiB);
+  ASSERT_TRUE(next.has_value());
+  EXPECT_EQ(*next, 1000 * kMiB - 90 * kMiB - 1);
+}
+
+TEST(BudgetSearch, NoFitGoesHalfwayBackToTheLastFittedBudget) {
+  BudgetSearch s;
+  auto next = s.next(1000 * kMiB, true, 300 * kMiB);  // to 662.5 MiB - 1
+  ASSERT_TRUE(next.has_value());
+  const std::uint64_t low = *next;
+  next = s.next(low, false, 0);
+  ASSERT_TRUE(next.has_value());
+  EXPECT_EQ(*next, low + (1000 * kMiB - low) / 2);
+  // Fitted again but still over: the cut never lands at or below the
+  // budget already found infeasible.
+  const std::uint64_t mid = *next;
+  next = s.next(mid, true, 300 * kMiB);
+  ASSERT_TRUE(next.has_value());
+  EXPECT_GT(*next, low);
+  EXPECT_LT(*next, mid);
+  EXPECT_EQ(*next, low + (mid - low) / 2);
+}
+
+TEST(BudgetSearch, StopsWithoutAFittedBudgetOrWhenTheStepIsTiny) {
+  BudgetSearch first;
+  EXPECT_FALSE(first.next(1000 * kMiB, false, 0).has_value());  // nothing fitted yet
+  BudgetSearch s;
+  EXPECT_FALSE(s.next(1000 * kMiB, true, 2000 * kMiB).has_value());  // cut past zero
+  // Within a thousandth of the budget just tried: nothing left to learn.
+  BudgetSearch close;
+  EXPECT_FALSE(close.next(1000 * kMiB, true, 512 * 1024).has_value());
+  // Halving toward the fitted budget ends the same way.
+  BudgetSearch halving;
+  std::uint64_t budget = 1000 * kMiB;
+  auto next = halving.next(budget, true, 100 * kMiB);
+  int rounds = 0;
+  for (; next && rounds < 64; ++rounds) next = halving.next(*next, false, 0);
+  EXPECT_GT(rounds, 3);
+  EXPECT_LT(rounds, 20);
+}
+
+}  // namespace
+}  // namespace memplan::planner
