@@ -5,22 +5,17 @@
 
 #include <string>
 
-#include "ir/device_presets.h"
-#include "ir/node_costs.h"
-#include "ir/onnx_loader.h"
+#include "built_graph.h"
 #include "solvers/model_eval.h"
 #include "solvers/problem_builder.h"
-#include "support/model_builder.h"
 
 namespace memplan::solvers {
 namespace {
 
 // x0 -> x1 -> ... -> x8 (Sigmoid); backward g_{i-1} = Mul(g_i, x_{i-1}),
 // so x_{i-1}'s reader b_i runs after x_i's reader b_{i+1}.
-struct Chain {
-  ir::Graph graph;
-  ir::NodeCosts costs;
-};
+using Chain = test::BuiltGraph;
+using test::candidate_of;
 
 Chain sigmoid_chain(int l) {
   test::ModelBuilder b;
@@ -35,18 +30,7 @@ Chain sigmoid_chain(int l) {
     b.node("Mul", {"g" + std::to_string(i), "x" + std::to_string(i - 1)},
            {"g" + std::to_string(i - 1)}, "b" + std::to_string(i));
   b.output("loss").output("g0");
-  Chain c;
-  c.graph = ir::load_model(b.write("hold_chain"), {}).graph;
-  std::vector<std::string> warnings;
-  c.costs = ir::make_node_costs(c.graph, ir::device_preset("a100-40gb"), {}, "roofline", warnings);
-  return c;
-}
-
-std::size_t candidate_of(const Problem& p, const ir::Graph& g, const std::string& name) {
-  const ir::TensorId t = *g.find_tensor(name);
-  for (std::size_t i = 0; i < p.candidates.size(); ++i)
-    if (p.candidates[i].tensor == t) return i;
-  return p.candidates.size();
+  return test::load_built(b, "hold_chain");
 }
 
 TEST(ChainHolds, EachRecomputeHoldsTheEvictedInputItReads) {

@@ -5,14 +5,11 @@
 
 #include <string>
 
-#include "ir/device_presets.h"
-#include "ir/node_costs.h"
-#include "ir/onnx_loader.h"
+#include "built_graph.h"
 #include "planner/scheduler.h"
 #include "solvers/greedy_solver.h"
 #include "solvers/model_eval.h"
 #include "solvers/problem_builder.h"
-#include "support/model_builder.h"
 
 namespace memplan::solvers {
 namespace {
@@ -20,10 +17,8 @@ namespace {
 // h = Exp(x) is read by two forward nodes only, a = Sigmoid(h) and
 // b = Tanh(h); the backward reads a and b, not h. Recomputing a or b runs
 // Exp again.
-struct Fork {
-  ir::Graph graph;
-  ir::NodeCosts costs;
-};
+using Fork = test::BuiltGraph;
+using test::candidate_of;
 
 Fork fork_graph() {
   test::ModelBuilder b;
@@ -37,18 +32,7 @@ Fork fork_graph() {
   b.node("Mul", {"g", "a"}, {"ga"}, "b_a");
   b.node("Mul", {"ga", "b"}, {"gb"}, "b_b");
   b.output("loss").output("gb");
-  Fork f;
-  f.graph = ir::load_model(b.write("shared_fork"), {}).graph;
-  std::vector<std::string> warnings;
-  f.costs = ir::make_node_costs(f.graph, ir::device_preset("a100-40gb"), {}, "roofline", warnings);
-  return f;
-}
-
-std::size_t candidate_of(const Problem& p, const ir::Graph& g, const std::string& name) {
-  const ir::TensorId t = *g.find_tensor(name);
-  for (std::size_t i = 0; i < p.candidates.size(); ++i)
-    if (p.candidates[i].tensor == t) return i;
-  return p.candidates.size();
+  return test::load_built(b, "shared_fork");
 }
 
 double seconds_of(const Fork& f, const std::string& node) {
