@@ -367,38 +367,22 @@ Solution keep_the_faster(const Problem& problem, Solution s, const SolverOptions
   return s;
 }
 
-}  // namespace
+// Groups for a model of `nonzeros` to shrink to `max_nonzeros`: both its
+// rows and its columns grow with the groups, so the nonzeros about squarely.
+std::size_t fewer_groups_for(std::size_t groups, std::size_t nonzeros, std::size_t max_nonzeros) {
+  double f = 0.9 * std::sqrt(static_cast<double>(max_nonzeros) / static_cast<double>(nonzeros));
+  return std::max<std::size_t>(
+      1, std::min(groups - 1, static_cast<std::size_t>(f * static_cast<double>(groups))));
+}
 
-Solution IlpSolver::solve(const Problem& problem, const SolverOptions& options) const {
-  const Deadline deadline{Clock::now(), options.time_limit_seconds};
+// Too large to solve exactly in time: the ILP on groups of candidates
+// (`groups` to start from, `why` for the note), expanded.
+Solution solve_coarsened(const Problem& problem, const SolverOptions& options,
+                         const Deadline& deadline, std::size_t groups, const std::string& why) {
   const std::size_t max_nonzeros = nonzero_budget(options.time_limit_seconds);
-  // Groups for a model of `nonzeros` to shrink to the budget: both its rows
-  // and its columns grow with the groups, so the nonzeros about squarely.
-  auto fewer_groups = [&](std::size_t groups, std::size_t nonzeros) {
-    double f = 0.9 * std::sqrt(static_cast<double>(max_nonzeros) / static_cast<double>(nonzeros));
-    return std::max<std::size_t>(
-        1, std::min(groups - 1, static_cast<std::size_t>(f * static_cast<double>(groups))));
+  auto fewer_groups = [&](std::size_t g, std::size_t nonzeros) {
+    return fewer_groups_for(g, nonzeros, max_nonzeros);
   };
-  std::size_t binaries = 0;
-  for (const auto& c : problem.candidates)
-    binaries += (c.can_swap ? 1 : 0) + (c.can_recompute ? 1 : 0);
-  std::size_t groups = max_binaries_ / 2;
-  std::string why = std::to_string(binaries) + " binaries > " + std::to_string(max_binaries_);
-  if (binaries <= max_binaries_) {
-    IlpModel m = build_ilp_model(problem);
-    if (m.nonzeros() <= max_nonzeros || m.infeasible || m.memory_lower.empty()) {
-      // Without a warm start, the heuristic's plan is one: Cbc starts from
-      // an incumbent, and the cut rounds from a plan that already avoids
-      // the worst queueing.
-      SolverOptions warm = options;
-      if (warm.warm_start.size() != problem.candidates.size())
-        warm.warm_start = GreedySolver().solve(problem, options).choice;
-      return keep_the_faster(problem, solve_with_link_cuts(problem, m, warm, deadline), warm);
-    }
-    groups = fewer_groups(problem.candidates.size(), m.nonzeros());
-    why = std::to_string(m.nonzeros()) + " nonzeros > " + std::to_string(max_nonzeros);
-  }
-
   // Too large to solve exactly in time: solve groups, expand, and keep the
   // warm start when it is better. The coarse bound bounds the coarse
   // problem only, so none is reported. Coarse plans can be much worse than
@@ -457,6 +441,34 @@ Solution IlpSolver::solve(const Problem& problem, const SolverOptions& options) 
              "); coarse run: " + coarse.status + ", " + coarse.note + kept;
   out.solve_seconds = deadline.elapsed();
   return out;
+}
+
+}  // namespace
+
+Solution IlpSolver::solve(const Problem& problem, const SolverOptions& options) const {
+  const Deadline deadline{Clock::now(), options.time_limit_seconds};
+  const std::size_t max_nonzeros = nonzero_budget(options.time_limit_seconds);
+  std::size_t binaries = 0;
+  for (const auto& c : problem.candidates)
+    binaries += (c.can_swap ? 1 : 0) + (c.can_recompute ? 1 : 0);
+  std::size_t groups = max_binaries_ / 2;
+  std::string why = std::to_string(binaries) + " binaries > " + std::to_string(max_binaries_);
+  if (binaries <= max_binaries_) {
+    IlpModel m = build_ilp_model(problem);
+    if (m.nonzeros() <= max_nonzeros || m.infeasible || m.memory_lower.empty()) {
+      // Without a warm start, the heuristic's plan is one: Cbc starts from
+      // an incumbent, and the cut rounds from a plan that already avoids
+      // the worst queueing.
+      SolverOptions warm = options;
+      if (warm.warm_start.size() != problem.candidates.size())
+        warm.warm_start = GreedySolver().solve(problem, options).choice;
+      return keep_the_faster(problem, solve_with_link_cuts(problem, m, warm, deadline), warm);
+    }
+    groups = fewer_groups_for(problem.candidates.size(), m.nonzeros(), max_nonzeros);
+    why = std::to_string(m.nonzeros()) + " nonzeros > " + std::to_string(max_nonzeros);
+  }
+
+  return solve_coarsened(problem, options, deadline, groups, why);
 }
 
 }  // namespace memplan::solvers
