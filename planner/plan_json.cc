@@ -290,19 +290,10 @@ void read_memory_layout(const Reader& r, const ir::Graph& graph, const json& doc
 
 }  // namespace
 
-nlohmann::ordered_json plan_to_json(const ir::Graph& graph, const Plan& plan) {
-  check_fits(graph, plan);
-  ordered_json doc;
-  doc["format"] = kPlanFormat;
-  doc["version"] = kPlanVersion;
+namespace {
 
-  ordered_json model;
-  model["path"] = plan.model_path;
-  model["sha256"] = plan.model_sha256;
-  model["dims"] = ordered_json::object();
-  for (const auto& [name, value] : plan.dims) model["dims"][name] = value;  // std::map: sorted
-  doc["model"] = std::move(model);
-
+// The device, budget and solver sections.
+void put_device_and_solver(const Plan& plan, ordered_json& doc) {
   ordered_json device;
   device["name"] = plan.device.name;
   device["memory_bytes"] = plan.device.memory_bytes;
@@ -321,7 +312,9 @@ nlohmann::ordered_json plan_to_json(const ir::Graph& graph, const Plan& plan) {
           : ordered_json(nullptr);
   solver["solve_seconds"] = finite(plan.solver.solve_seconds, "solver.solve_seconds");
   doc["solver"] = std::move(solver);
+}
 
+void put_node_seconds(const ir::Graph& graph, const Plan& plan, ordered_json& doc) {
   // ordered_json's operator[] searches its keys linearly, which made this
   // loop quadratic (seconds at 100k nodes). The loader makes node names
   // unique, so the entries are appended without a search.
@@ -334,7 +327,10 @@ nlohmann::ordered_json plan_to_json(const ir::Graph& graph, const Plan& plan) {
         graph.node(n).name,
         finite(plan.node_seconds[n], "node_seconds." + quote_name(graph.node(n).name)));
   doc["node_seconds"] = std::move(times);
+}
 
+// The tensors and the schedule, by name.
+void put_tensors_and_schedule(const ir::Graph& graph, const Plan& plan, ordered_json& doc) {
   ordered_json tensors = ordered_json::array();
   for (ir::TensorId t = 0; t < graph.tensors().size(); ++t) {
     const ir::Tensor& tensor = graph.tensor(t);
@@ -361,17 +357,9 @@ nlohmann::ordered_json plan_to_json(const ir::Graph& graph, const Plan& plan) {
     schedule.push_back(std::move(entry));
   }
   doc["schedule"] = std::move(schedule);
+}
 
-  const Predicted& p = plan.predicted;
-  ordered_json predicted;
-  predicted["peak_bytes"] = p.peak_bytes;
-  predicted["iteration_seconds"] = finite(p.iteration_seconds, "predicted.iteration_seconds");
-  predicted["compute_seconds"] = finite(p.compute_seconds, "predicted.compute_seconds");
-  predicted["baseline_peak_bytes"] = p.baseline_peak_bytes;
-  predicted["baseline_iteration_seconds"] =
-      finite(p.baseline_iteration_seconds, "predicted.baseline_iteration_seconds");
-  doc["predicted"] = std::move(predicted);
-
+void put_memory_layout(const ir::Graph& graph, const Plan& plan, ordered_json& doc) {
   if (plan.memory_layout) {
     const MemoryLayout& m = *plan.memory_layout;
     ordered_json layout;
@@ -392,6 +380,39 @@ nlohmann::ordered_json plan_to_json(const ir::Graph& graph, const Plan& plan) {
     layout["allocations"] = std::move(list);
     doc["memory_layout"] = std::move(layout);
   }
+}
+
+}  // namespace
+
+nlohmann::ordered_json plan_to_json(const ir::Graph& graph, const Plan& plan) {
+  check_fits(graph, plan);
+  ordered_json doc;
+  doc["format"] = kPlanFormat;
+  doc["version"] = kPlanVersion;
+
+  ordered_json model;
+  model["path"] = plan.model_path;
+  model["sha256"] = plan.model_sha256;
+  model["dims"] = ordered_json::object();
+  for (const auto& [name, value] : plan.dims) model["dims"][name] = value;  // std::map: sorted
+  doc["model"] = std::move(model);
+
+  put_device_and_solver(plan, doc);
+
+  put_node_seconds(graph, plan, doc);
+  put_tensors_and_schedule(graph, plan, doc);
+
+  const Predicted& p = plan.predicted;
+  ordered_json predicted;
+  predicted["peak_bytes"] = p.peak_bytes;
+  predicted["iteration_seconds"] = finite(p.iteration_seconds, "predicted.iteration_seconds");
+  predicted["compute_seconds"] = finite(p.compute_seconds, "predicted.compute_seconds");
+  predicted["baseline_peak_bytes"] = p.baseline_peak_bytes;
+  predicted["baseline_iteration_seconds"] =
+      finite(p.baseline_iteration_seconds, "predicted.baseline_iteration_seconds");
+  doc["predicted"] = std::move(predicted);
+
+  put_memory_layout(graph, plan, doc);
   return doc;
 }
 
