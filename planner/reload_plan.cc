@@ -66,6 +66,18 @@ bool recomputable(const std::vector<Decision>& requested, const ir::Node& produc
   return mask != ir::kNoTensor && (mask >= requested.size() || requested[mask] == Decision::kKeep);
 }
 
+// Whether a chain may remake `t` where it was freed: its producer is not
+// random, or `t` is a Dropout's output whose mask is kept (the mask is a
+// sibling output, so its segments are cut before the chain's turns are
+// known: it cannot be brought back for one).
+bool remakable_in_chain(const std::vector<Decision>& applied, const ir::Node& producer,
+                        ir::TensorId t) {
+  if (!producer.is_random()) return true;
+  const ir::TensorId mask = producer.dropout_mask();
+  return mask != ir::kNoTensor && mask != t &&
+         (mask >= applied.size() || applied[mask] == Decision::kKeep);
+}
+
 }  // namespace
 
 std::vector<Decision> applicable_decisions(const ir::Graph& graph,
@@ -101,10 +113,11 @@ ReloadPlan plan_reloads(const ir::Graph& graph, const std::vector<Decision>& app
     p.reload = p.applied;
     if (p.applied != Decision::kKeep) {
       p.evict_after = evict_point(graph, x);
-    } else if (!p.pinned && !graph.node(x.producer).is_random()) {
-      // (A Dropout's output is not remade for a chain: only by a decision,
-      // which checks its mask.)
-      // Freed where the baseline frees it; remade if a chain needs it later.
+    } else if (!p.pinned && remakable_in_chain(applied, graph.node(x.producer), t)) {
+      // Freed where the baseline frees it; remade if a chain needs it later
+      // (a Dropout's output from its mask, as the problem's chains price
+      // it; held from the forward instead, it would be memory the model
+      // never counted).
       p.reload = Decision::kRecompute;
       p.evict_after = x.consumers.empty() ? x.producer : x.consumers.back();
     }

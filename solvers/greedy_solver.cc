@@ -89,10 +89,11 @@ class State {
     double base = link(out, in);
     double after =
         d == Decision::kSwap ? link(out + c.swap_out_seconds, in + c.swap_in_seconds) : base;
-    return cost(i, d) - cost(i, choice_[i]) - saving_change(i, d) + after - link(out_, in_);
+    return cost(i, d) - cost(i, choice_[i]) - saving_change(i, d) + hold_time_change(i, d) + after -
+           link(out_, in_);
   }
   double objective() const {
-    double s = -saved_;
+    double s = hold_seconds_ - saved_;
     for (std::size_t i = 0; i < choice_.size(); ++i) s += cost(i, choice_[i]);
     return s + std::max(0.0, out_ - p_.forward_seconds) + std::max(0.0, in_ - p_.backward_seconds);
   }
@@ -131,6 +132,26 @@ class State {
     return change;
   }
 
+  // How much more the holds involving i cost in time (holds_cost_time)
+  // once i takes option d.
+  double hold_time_change(std::size_t i, Decision d) const {
+    if (!p_.holds_cost_time || d == choice_[i]) return 0;
+    auto as_if = [&](std::size_t k, bool moved) { return moved && k == i ? d : choice_[k]; };
+    auto group_time = [&](std::size_t first, std::size_t end, bool moved) {
+      const std::size_t input = p_.holds[first].input;
+      if (as_if(input, moved) != Decision::kRecompute) return 0.0;
+      for (std::size_t h = first; h < end; ++h)
+        if (as_if(p_.holds[h].reader, moved) == Decision::kRecompute)
+          return p_.candidates[input].recompute_seconds;
+      return 0.0;
+    };
+    double change = 0;
+    for (std::size_t gi : groups_of_[i])
+      change += group_time(groups_[gi].first, groups_[gi].second, true) -
+                group_time(groups_[gi].first, groups_[gi].second, false);
+    return change;
+  }
+
   // sign -1: the option frees its bytes over its window; +1 undoes that.
   void apply(std::size_t i, Decision d, int sign) {
     const Candidate& c = p_.candidates[i];
@@ -151,6 +172,7 @@ class State {
       const Interval back = held_back(p_, first, end, choice_);
       if (!back.empty())
         excess_.add(back.begin, back.end, sign * static_cast<std::int64_t>(p_.holds[first].bytes));
+      hold_seconds_ += sign * hold_seconds(p_, first, end, choice_);
     }
   }
 
@@ -162,6 +184,7 @@ class State {
   std::vector<std::vector<std::size_t>> shared_of_;          // per candidate: shared steps it runs
   std::vector<std::int64_t> runs_;                           // per shared step: recomputed readers
   double saved_ = 0;                                         // shared_step_saving of choice_
+  double hold_seconds_ = 0;                                  // hold_seconds of choice_
   double out_ = 0, in_ = 0;
 };
 
@@ -488,6 +511,12 @@ void GreedySolver::keep_the_fastest_run(const Problem& p, const SolverOptions& o
     Problem unheld = p;
     unheld.holds.clear();
     others.emplace_back(GreedyRun(unheld, alt, options).run(), "the run without chain holds");
+  }
+  if (!p.holds.empty() && !p.holds_cost_time) {
+    Problem rebuilt = p;
+    rebuilt.holds_cost_time = true;
+    others.emplace_back(GreedyRun(rebuilt, alt, options).run(),
+                        "the run rebuilding recomputed chain inputs");
   }
   if (!p.shared_steps.empty()) {
     Problem unshared = p;

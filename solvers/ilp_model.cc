@@ -41,15 +41,20 @@ void add_holds(const Problem& p, IlpModel& m, const std::vector<int>& swap_col,
       const int col = d == Decision::kSwap ? swap_col[head.input] : rec_col[head.input];
       const Interval& gap = d == Decision::kSwap ? in.swap_gap : in.recompute_gap;
       if (col < 0 || gap.empty()) continue;
+      const bool timed = p.holds_cost_time && d == Decision::kRecompute;
       int prev = -1;
       for (std::size_t h = first; h < end; ++h) {
         if (rec_col[p.holds[h].reader] < 0) continue;
         const std::int64_t stop = h + 1 < end ? p.holds[h + 1].held.begin - 1 : head.held.end;
-        const Interval span{std::max(gap.begin, p.holds[h].held.begin), std::min(gap.end, stop)};
+        const Interval span =
+            timed ? Interval{}
+                  : Interval{std::max(gap.begin, p.holds[h].held.begin), std::min(gap.end, stop)};
         m.holds.push_back({rec_col[p.holds[h].reader], col, prev,
                            static_cast<double>(head.bytes) * m.bytes_scale, span});
         prev = static_cast<int>(m.holds.size()) - 1;
       }
+      if (timed && prev >= 0)
+        m.holds[static_cast<std::size_t>(prev)].seconds = in.recompute_seconds;
     }
   }
 }
@@ -380,8 +385,9 @@ IlpArrays ilp_arrays(const IlpModel& m, const Problem& p) {
   const int first_shared_col = l.n_bin + 2 + l.n_holds + l.n_cuts;
   for (int j = l.n_bin; j < first_shared_col; ++j) a.col_upper[j] = kInf;
   for (int h = 0; h < l.n_holds; ++h) {
+    const IlpHold& z = m.holds[static_cast<std::size_t>(h)];
     a.col_upper[l.n_bin + 2 + h] = 1.0;
-    a.objective[l.n_bin + 2 + h] = 0.0;
+    a.objective[l.n_bin + 2 + h] = z.seconds * m.seconds_scale;
   }
   put_shared_columns(m, l.first_shared, first_shared_col, a);
   a.starts.push_back(static_cast<int>(a.index.size()));

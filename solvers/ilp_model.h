@@ -35,6 +35,9 @@ struct IlpHold {
   Interval span;  // the steps it gives memory back over (may be empty)
   int first_row = 0;
   int end_row = 0;
+  // Holds that cost time (Problem::holds_cost_time): no span, and the last
+  // column of the chain costs the input's recompute seconds.
+  double seconds = 0;
 };
 
 // A shared chain step (problem.h): a continuous column w >= x_reader for

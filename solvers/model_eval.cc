@@ -37,12 +37,23 @@ std::vector<std::pair<std::size_t, std::size_t>> hold_groups(const Problem& p) {
 
 Interval held_back(const Problem& p, std::size_t first, std::size_t end,
                    std::span<const Decision> choice) {
+  if (p.holds_cost_time && choice[p.holds[first].input] == Decision::kRecompute) return {};
   for (std::size_t h = first; h < end; ++h) {
     const ChainHold& x = p.holds[h];
     if (choice[x.reader] == Decision::kRecompute)
       return hold_span(p, x, Decision::kRecompute, choice[x.input]);
   }
   return {};
+}
+
+double hold_seconds(const Problem& p, std::size_t first, std::size_t end,
+                    std::span<const Decision> choice) {
+  const std::size_t input = p.holds[first].input;
+  if (!p.holds_cost_time || choice[input] != Decision::kRecompute) return 0;
+  for (std::size_t h = first; h < end; ++h)
+    if (choice[p.holds[h].reader] == Decision::kRecompute)
+      return p.candidates[input].recompute_seconds;
+  return 0;
 }
 
 std::vector<std::uint64_t> freed_per_step(const Problem& p, std::span<const Decision> choice) {
@@ -107,6 +118,9 @@ ModelEval evaluate(const Problem& p, std::span<const Decision> choice) {
     }
   }
   e.overhead_seconds -= shared_step_saving(p, choice);
+  if (p.holds_cost_time)
+    for (const auto& [first, end] : hold_groups(p))
+      e.overhead_seconds += hold_seconds(p, first, end, choice);
   e.link_out_excess = std::max(0.0, out - p.forward_seconds);
   e.link_in_excess = std::max(0.0, in - p.backward_seconds);
   e.overhead_seconds += e.link_out_excess + e.link_in_excess;

@@ -40,10 +40,16 @@ std::vector<std::pair<std::size_t, std::size_t>> hold_groups(const Problem& prob
 
 // Where the tensor of the hold group [first, end) is back on the device
 // under `choice`: from the earliest recomputed reader's start to the end,
-// inside the input's gap; empty when no reader is recomputed or the input
-// is kept.
+// inside the input's gap; empty when no reader is recomputed, the input is
+// kept, or the hold costs time instead (hold_seconds).
 Interval held_back(const Problem& problem, std::size_t first, std::size_t end,
                    std::span<const Decision> choice);
+
+// What the hold group [first, end) costs in time under `choice`: the
+// input's recompute_seconds when holds cost time (problem.h), the input is
+// recomputed and a reader is; else 0.
+double hold_seconds(const Problem& problem, std::size_t first, std::size_t end,
+                    std::span<const Decision> choice);
 
 // Whether the choice for candidate i is allowed by the problem.
 bool allowed(const Candidate& c, Decision d);

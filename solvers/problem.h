@@ -72,6 +72,12 @@ struct Problem {
   double forward_seconds = 0;   // compute time the d2h link can hide under
   double backward_seconds = 0;  // compute time the h2d link can hide under
   double baseline_seconds = 0;  // the baseline iteration time
+  // How a hold whose input is recomputed is priced: false, its bytes over
+  // the held span (the scheduler keeps the rebuilt input); true, the
+  // input's recompute_seconds once more (the scheduler frees it after the
+  // reader's recompute and rebuilds it at its own reader, which it does
+  // where memory is short). Holds of swapped inputs always cost bytes.
+  bool holds_cost_time = false;
 
   std::uint64_t baseline_peak() const;
 };

@@ -21,19 +21,24 @@ std::vector<double> prefix_times(const ir::NodeCosts& costs) {
 // there in the baseline. False when not possible (a random node, or a chain
 // too long). `nodes` may repeat a node (a diamond in the chain); `leaves`,
 // when given, collects the chain's inputs that are read where they are
-// (resident at `at`), graph inputs and parameters aside.
+// (resident at `at`), graph inputs and parameters aside. A Dropout inside
+// the chain (not `t`'s own producer) is remade from its mask only when
+// `dropouts_inside`.
 bool chain_nodes(const ir::Graph& g, const ir::Liveness& live, ir::TensorId t, std::int64_t at,
-                 int depth_left, std::vector<ir::NodeId>& nodes,
+                 int depth_left, bool dropouts_inside, std::vector<ir::NodeId>& nodes,
                  std::vector<ir::TensorId>* leaves = nullptr) {
   const ir::Tensor& x = g.tensor(t);
   if (x.producer == ir::kNoNode || depth_left <= 0) return false;
   const ir::Node& p = g.node(x.producer);
   if (!p.reproducible()) return false;
+  if (p.is_random() && !nodes.empty() && !dropouts_inside) return false;
   auto resident_at = [&](ir::TensorId u) {
     return live.pinned(u) || (live.def_step(u) < at && live.free_step(u) >= at);
   };
-  // A Dropout is remade from its mask, which must still be there.
-  if (const ir::TensorId mask = p.dropout_mask(); mask != ir::kNoTensor && !resident_at(mask))
+  // A Dropout is remade from its mask, which must still be there; the mask
+  // itself is random.
+  if (const ir::TensorId mask = p.dropout_mask();
+      mask != ir::kNoTensor && (mask == t || !resident_at(mask)))
     return false;
   nodes.push_back(x.producer);
   for (ir::TensorId in : p.inputs) {
@@ -41,7 +46,7 @@ bool chain_nodes(const ir::Graph& g, const ir::Liveness& live, ir::TensorId t, s
       if (leaves != nullptr && !live.pinned(in)) leaves->push_back(in);
       continue;
     }
-    if (!chain_nodes(g, live, in, at, depth_left - 1, nodes, leaves)) return false;
+    if (!chain_nodes(g, live, in, at, depth_left - 1, dropouts_inside, nodes, leaves)) return false;
   }
   return true;
 }
@@ -54,10 +59,12 @@ void sort_unique(std::vector<ir::NodeId>& v) {
 // The time of a chain: each node once, as the scheduler runs it. -1 when
 // `t` cannot be recomputed at `at`.
 double chain_seconds(const ir::Graph& g, const ir::NodeCosts& costs, const ir::Liveness& live,
-                     ir::TensorId t, std::int64_t at, int depth_left,
+                     ir::TensorId t, std::int64_t at, const ProblemOptions& options,
                      std::vector<ir::NodeId>* nodes_out = nullptr) {
   std::vector<ir::NodeId> nodes;
-  if (!chain_nodes(g, live, t, at, depth_left, nodes)) return -1;
+  if (!chain_nodes(g, live, t, at, options.max_recompute_chain, options.remake_dropouts_in_chains,
+                   nodes))
+    return -1;
   sort_unique(nodes);
   double total = 0;
   for (ir::NodeId n : nodes) total += costs.seconds[n];
@@ -65,28 +72,16 @@ double chain_seconds(const ir::Graph& g, const ir::NodeCosts& costs, const ir::L
   return total;
 }
 
-// The first backward reader of `t`, or -1.
-std::int64_t first_backward_reader(const ir::Graph& g, ir::TensorId t) {
-  for (ir::NodeId r : g.tensor(t).consumers)
-    if (!g.node(r).is_forward) return r;
-  return -1;
-}
-
-// Dropout masks that recomputing the Dropout's output reads: they stay on
-// the device (a bool mask is a quarter of the float32 output it rebuilds, a
-// bit-packed one a thirty-second), so a recompute never waits for one.
-std::vector<bool> masks_held_for_recompute(const ir::Graph& g, const ir::NodeCosts& costs,
-                                           const ir::Liveness& live,
-                                           const ProblemOptions& options) {
+// Dropout masks, when recomputes are allowed: remaking the Dropout's output
+// reads them, for its own recompute or inside another tensor's chain, so
+// they stay on the device (a bool mask is a quarter of the float32 output
+// it rebuilds, a bit-packed one a thirty-second) and a remake never waits
+// for one. The scheduler remakes a Dropout only from a kept mask.
+std::vector<bool> masks_held_for_recompute(const ir::Graph& g, const ProblemOptions& options) {
   std::vector<bool> held(g.tensors().size(), false);
   if (!options.allow_recompute) return held;
-  for (const ir::Node& n : g.nodes()) {
-    const ir::TensorId mask = n.dropout_mask();
-    if (mask == ir::kNoTensor) continue;
-    const std::int64_t k = first_backward_reader(g, n.outputs[0]);
-    if (k >= 0 && chain_seconds(g, costs, live, n.outputs[0], k, options.max_recompute_chain) >= 0)
-      held[mask] = true;
-  }
+  for (const ir::Node& n : g.nodes())
+    if (const ir::TensorId mask = n.dropout_mask(); mask != ir::kNoTensor) held[mask] = true;
   return held;
 }
 
@@ -105,7 +100,8 @@ void add_chain_holds(const ir::Graph& g, const ir::Liveness& live, const Problem
     const std::int64_t k = c.first_backward_use;
     leaves.clear();
     nodes.clear();
-    chain_nodes(g, live, c.tensor, k, options.max_recompute_chain, nodes, &leaves);
+    chain_nodes(g, live, c.tensor, k, options.max_recompute_chain,
+                options.remake_dropouts_in_chains, nodes, &leaves);
     std::sort(leaves.begin(), leaves.end());
     leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
     for (ir::TensorId u : leaves) {
@@ -173,6 +169,12 @@ std::uint64_t Problem::baseline_peak() const {
   return peak;
 }
 
+bool has_dropout_chains(const ir::Graph& g) {
+  return std::any_of(g.nodes().begin(), g.nodes().end(), [](const ir::Node& n) {
+    return n.is_forward && n.dropout_mask() != ir::kNoTensor;
+  });
+}
+
 Problem build_problem(const ir::Graph& g, const ir::NodeCosts& costs, std::uint64_t budget_bytes,
                       const ProblemOptions& options) {
   Problem pr;
@@ -187,7 +189,7 @@ Problem build_problem(const ir::Graph& g, const ir::NodeCosts& costs, std::uint6
     (g.node(i).is_forward ? pr.forward_seconds : pr.backward_seconds) += costs.seconds[i];
   const double d2h = costs.device.d2h_bytes_per_s, h2d = costs.device.h2d_bytes_per_s;
 
-  const std::vector<bool> held = masks_held_for_recompute(g, costs, live, options);
+  const std::vector<bool> held = masks_held_for_recompute(g, options);
   std::vector<ir::NodeId> chain;
   std::vector<std::pair<ir::NodeId, std::size_t>> run_by;  // (chain node, candidate)
   for (ir::TensorId t = 0; t < g.tensors().size(); ++t) {
@@ -215,7 +217,7 @@ Problem build_problem(const ir::Graph& g, const ir::NodeCosts& costs, std::uint6
     if (options.allow_swap && d2h > 0 && h2d > 0) set_swap_option(prefix, d2h, h2d, c);
     if (options.allow_recompute) {
       chain.clear();
-      double s = chain_seconds(g, costs, live, t, k, options.max_recompute_chain, &chain);
+      double s = chain_seconds(g, costs, live, t, k, options, &chain);
       if (s >= 0) {
         c.recompute_seconds = s;
         c.recompute_gap = Interval{c.last_forward_use + 1, k - 1};

@@ -12,12 +12,21 @@ struct ProblemOptions {
   bool allow_recompute = true;
   // A recompute may re-run at most this many forward nodes in a chain.
   int max_recompute_chain = 8;
+  // Whether a chain may remake a Dropout's output from its kept mask, as
+  // the scheduler can (planner/reload_plan.cc). False leaves out the
+  // recomputes whose chain would: a smaller choice, but the scheduler never
+  // has to rebuild a Dropout's input side for another tensor.
+  bool remake_dropouts_in_chains = true;
   // Tensors smaller than this are not worth a decision.
   std::uint64_t min_bytes = 1;
 };
 
 // Candidates are the activations (made by the forward, read by the
 // backward) that can leave the device between those uses.
+// Whether the two options give a different problem for `graph`: some
+// forward Dropout has a kept mask, so a chain could remake it.
+bool has_dropout_chains(const ir::Graph& graph);
+
 Problem build_problem(const ir::Graph& graph, const ir::NodeCosts& costs,
                       std::uint64_t budget_bytes, const ProblemOptions& options);
 

@@ -51,5 +51,38 @@ TEST(BudgetSearch, StopsWithoutAFittedBudgetOrWhenTheStepIsTiny) {
   EXPECT_LT(rounds, 20);
 }
 
+// A fit after a schedule went over: a larger model budget evicts less, so
+// up to kRefinements rounds try halfway back towards the one that went over.
+TEST(BudgetSearch, AFitAfterAnOverrunIsRefinedUpwardAFewTimes) {
+  BudgetSearch s;
+  auto next = s.next(1000 * kMiB, true, 100 * kMiB);  // over: down to 887.5 MiB - 1
+  ASSERT_TRUE(next.has_value());
+  std::uint64_t fit = *next;
+  int refinements = 0;
+  for (; refinements < 8; ++refinements) {
+    next = s.next(fit, true, 0);  // fits
+    if (!next) break;
+    EXPECT_EQ(*next, fit + (1000 * kMiB - fit) / 2);
+    fit = *next;
+  }
+  EXPECT_EQ(refinements, BudgetSearch::kRefinements);
+  // A refinement that goes over again lowers the ceiling it refines towards.
+  BudgetSearch t;
+  next = t.next(1000 * kMiB, true, 200 * kMiB);
+  const std::uint64_t low = *next;
+  next = t.next(low, true, 0);
+  ASSERT_TRUE(next.has_value());
+  const std::uint64_t mid = *next;
+  next = t.next(mid, true, 10 * kMiB);  // over by a little: down again
+  ASSERT_TRUE(next.has_value());
+  EXPECT_LT(*next, mid);
+  next = t.next(*next, true, 0);  // fits: refined towards mid, not 1000 MiB
+  ASSERT_TRUE(next.has_value());
+  EXPECT_LT(*next, mid);
+  // A first-round fit has nothing to refine towards.
+  BudgetSearch first;
+  EXPECT_FALSE(first.next(1000 * kMiB, true, 0).has_value());
+}
+
 }  // namespace
 }  // namespace memplan::planner

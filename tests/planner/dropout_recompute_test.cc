@@ -117,5 +117,82 @@ TEST(DropoutRecompute, TheKnapsackOffersItAtTheCostOfItsChain) {
   EXPECT_TRUE(found);
 }
 
+// f0 Relu -> drop Dropout (dr, mask) -> f2 Tanh (c) -> loss; the forward
+// alone reads dr, the backward reads c and then the mask. A recompute of c
+// runs Tanh on dr, which the baseline freed after f2: the chain remakes dr
+// from its mask too.
+ir::Graph dropout_inside_a_chain() {
+  test::ModelBuilder b;
+  b.input("x", {std::string("batch"), std::int64_t{8}});
+  b.node("Relu", {"x"}, {"a"}, "f0");
+  b.node("Dropout", {"a"}, {"dr", "mask"}, "drop");
+  b.node("Tanh", {"dr"}, {"c"}, "f2");
+  test::set_int_attr(b.node("ReduceSum", {"c"}, {"loss"}, "f3"), "keepdims", 0);
+  b.node("Neg", {"x"}, {"g1"}, "bw0");
+  b.node("Mul", {"g1", "c"}, {"g2"}, "bw1");
+  b.node("DropoutGrad", {"g2", "mask"}, {"g3"}, "bw2", "com.microsoft");
+  b.output("loss").output("g3");
+  return sched_test::load(b, "dropout_in_chain");
+}
+
+// The model prices that chain (Tanh, Dropout, Relu), so the scheduler must
+// run it too: dr is freed in the forward where the baseline frees it, not
+// held across the peak for the chain.
+TEST(DropoutRecompute, InsideAChainTheDropoutIsRemadeFromItsKeptMask) {
+  ir::Graph g = dropout_inside_a_chain();
+  ir::NodeCosts costs = unit_costs(g);
+  ScheduleResult r = make_schedule(g, costs, decide(g, {{"c", Decision::kRecompute}}), {});
+  ASSERT_EQ(applied(g, r, "c"), Decision::kRecompute);
+  const auto lines = text(g, r.schedule);
+  const auto free_dr = std::find(lines.begin(), lines.end(), "free dr");
+  const auto backward = std::find(lines.begin(), lines.end(), "compute bw0");
+  const auto remade = std::find(lines.begin(), lines.end(), "recompute drop");
+  ASSERT_NE(free_dr, lines.end());
+  EXPECT_LT(free_dr, backward) << "dr freed in the forward";
+  ASSERT_NE(remade, lines.end());
+  EXPECT_GT(remade, backward);
+  EXPECT_LT(remade, std::find(lines.begin(), lines.end(), "recompute f2"));
+  EXPECT_EQ(sched_test::replay(g, r.schedule), "");
+  EXPECT_TRUE(sched_test::validate_result(g, costs, r, UINT64_MAX).valid);
+}
+
+TEST(DropoutRecompute, TheChainThroughADropoutIsAnOptionOfTheProblem) {
+  ir::Graph g = dropout_inside_a_chain();
+  ir::NodeCosts costs = unit_costs(g, 2.0);
+  const ir::TensorId c = *g.find_tensor("c"), mask = *g.find_tensor("mask");
+  EXPECT_TRUE(solvers::has_dropout_chains(g));
+  int recomputable = 0;
+  for (bool inside : {true, false}) {
+    solvers::ProblemOptions o;
+    o.remake_dropouts_in_chains = inside;
+    const solvers::Problem p = solvers::build_problem(g, costs, 0, o);
+    for (const auto& cand : p.candidates) {
+      EXPECT_NE(cand.tensor, mask) << "masks stay on the device when recomputes are allowed";
+      if (cand.tensor != c || !cand.can_recompute) continue;
+      ++recomputable;
+      EXPECT_TRUE(inside) << "c recomputable without remaking the Dropout";
+      EXPECT_DOUBLE_EQ(cand.recompute_seconds, 6.0);  // Tanh, Dropout, Relu
+    }
+  }
+  EXPECT_EQ(recomputable, 1);
+}
+
+// A mask is random: a candidate it may be (for swapping, where recomputes
+// are not allowed), a recompute never, from itself or otherwise.
+TEST(DropoutRecompute, AMaskIsNeverARecomputeCandidate) {
+  ir::Graph g = dropout_inside_a_chain();
+  solvers::ProblemOptions o;
+  o.allow_recompute = false;
+  const solvers::Problem swaps = solvers::build_problem(g, unit_costs(g), 0, o);
+  const ir::TensorId mask = *g.find_tensor("mask");
+  bool seen = false;
+  for (const auto& cand : swaps.candidates) {
+    if (cand.tensor != mask) continue;
+    seen = true;
+    EXPECT_FALSE(cand.can_recompute);
+  }
+  EXPECT_TRUE(seen);
+}
+
 }  // namespace
 }  // namespace memplan::planner

@@ -6,8 +6,10 @@
 #include <string>
 
 #include "built_graph.h"
+#include "solvers/ilp_solver.h"
 #include "solvers/model_eval.h"
 #include "solvers/problem_builder.h"
+#include "solvers/solver_registry.h"
 
 namespace memplan::solvers {
 namespace {
@@ -118,6 +120,46 @@ TEST(ChainHolds, HoldsOfOneTensorCountOnceFromTheEarliestRecomputedReader) {
   choice[0] = Decision::kKeep;  // the input stays: nothing to hold
   freed = freed_per_step(p, choice);
   EXPECT_EQ(freed[16], 100u);
+}
+
+// Problem::holds_cost_time: a hold whose input is recomputed costs the
+// input's recompute once more, and no bytes; a swapped input's hold still
+// costs bytes. Two candidates must both go (the budget is below either
+// alone), so every solver pays the rebuild.
+Problem two_chained(bool priced) {
+  Problem p;
+  p.step_bytes.assign(30, 1000);
+  for (int s = 2; s <= 25; ++s) p.step_bytes[static_cast<std::size_t>(s)] = 1200;
+  p.budget_bytes = 1000;
+  for (int i = 0; i < 2; ++i) {
+    Candidate c;
+    c.bytes = 100;
+    c.can_recompute = true;
+    c.recompute_gap = {2, 25};
+    c.recompute_seconds = i == 0 ? 3e-3 : 1e-3;
+    p.candidates.push_back(c);
+  }
+  p.holds.push_back({1, 0, {10, 25}, 100, 0});  // 1's recompute reads 0
+  p.holds_cost_time = priced;
+  return p;
+}
+
+TEST(ChainHolds, PricedInTimeTheRebuildIsPaidInsteadOfTheBytes) {
+  const std::vector<Decision> both(2, Decision::kRecompute);
+  const Problem held = two_chained(false), priced = two_chained(true);
+  EXPECT_FALSE(evaluate(held, both).fits);  // 0 is back from step 10: 1100 B
+  const ModelEval e = evaluate(priced, both);
+  EXPECT_TRUE(e.fits);
+  EXPECT_NEAR(e.overhead_seconds, 3e-3 + 1e-3 + 3e-3, 1e-12);
+  EXPECT_NEAR(hold_seconds(priced, 0, 1, both), 3e-3, 1e-12);
+  const std::vector<Decision> reader_only{Decision::kKeep, Decision::kRecompute};
+  EXPECT_EQ(hold_seconds(priced, 0, 1, reader_only), 0.0);
+  for (const char* name : {"greedy", "ilp"}) {
+    const Solution s = make_solver(name)->solve(priced, {});
+    EXPECT_EQ(s.choice, both) << name;
+    EXPECT_NEAR(s.objective_seconds, 7e-3, 1e-12) << name;
+  }
+  EXPECT_EQ(IlpSolver().solve(held, {}).status, "infeasible");
 }
 
 }  // namespace

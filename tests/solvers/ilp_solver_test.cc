@@ -50,6 +50,33 @@ TEST_P(SmallProblems, IlpOptimumEqualsExhaustiveEnumeration) {
   }
 }
 
+// The same with chain holds priced in time (Problem::holds_cost_time): a
+// recomputed input that a recomputed reader's chain reads costs its
+// recompute once more instead of bytes.
+TEST_P(SmallProblems, IlpOptimumEqualsEnumerationWithHoldsPricedInTime) {
+  int checked = 0, priced = 0;
+  for (double fraction : {0.9, 0.6, 0.45, 0.35, 0.3}) {
+    Problem p = test::random_problem(GetParam(), 10, 40, fraction);
+    p.holds_cost_time = true;
+    auto truth = exhaustive_optimum(p);
+    Solution s = IlpSolver().solve(p, {});
+    if (!truth) {
+      EXPECT_EQ(s.status, "infeasible") << "fraction " << fraction;
+      continue;
+    }
+    ASSERT_EQ(s.status, "optimal") << s.note;
+    EXPECT_NEAR(s.objective_seconds, *truth, 1e-9) << "fraction " << fraction;
+    ModelEval e = evaluate(p, s.choice);
+    EXPECT_TRUE(e.fits);
+    EXPECT_NEAR(e.overhead_seconds, s.objective_seconds, 1e-12);
+    for (const auto& [first, end] : hold_groups(p))
+      priced += hold_seconds(p, first, end, s.choice) > 0;
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
+  RecordProperty("priced_holds", priced);
+}
+
 TEST_P(SmallProblems, NoHeuristicBeatsTheIlpBound) {
   for (double fraction : {0.95, 0.8, 0.65}) {
     Problem p = test::random_problem(GetParam() + 100, 12, 60, fraction);
