@@ -78,16 +78,23 @@ TEST_P(SmallProblems, IlpOptimumEqualsEnumerationWithHoldsPricedInTime) {
 }
 
 TEST_P(SmallProblems, NoHeuristicBeatsTheIlpBound) {
-  for (double fraction : {0.95, 0.8, 0.65}) {
-    Problem p = test::random_problem(GetParam() + 100, 12, 60, fraction);
-    Solution ilp = IlpSolver().solve(p, {});
-    Solution greedy = GreedySolver().solve(p, {});
-    if (ilp.status == "infeasible") continue;
-    ASSERT_TRUE(ilp.bound_seconds.has_value());
-    if (greedy.status == "heuristic") {
-      EXPECT_GE(greedy.objective_seconds, *ilp.bound_seconds - 1e-9);
+  int compared = 0;
+  for (bool priced : {false, true}) {
+    for (double fraction : {0.95, 0.8, 0.65}) {
+      Problem p = test::random_problem(GetParam() + 100, 12, 60, fraction);
+      p.holds_cost_time = priced;
+      Solution ilp = IlpSolver().solve(p, {});
+      Solution greedy = GreedySolver().solve(p, {});
+      if (ilp.status == "infeasible") continue;
+      ASSERT_TRUE(ilp.bound_seconds.has_value());
+      if (greedy.status == "heuristic") {
+        EXPECT_TRUE(evaluate(p, greedy.choice).fits);
+        EXPECT_GE(greedy.objective_seconds, *ilp.bound_seconds - 1e-9) << "priced " << priced;
+        ++compared;
+      }
     }
   }
+  EXPECT_GT(compared, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, SmallProblems, ::testing::Range(1u, 9u));
