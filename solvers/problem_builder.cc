@@ -23,15 +23,19 @@ std::vector<double> prefix_times(const ir::NodeCosts& costs) {
 // when given, collects the chain's inputs that are read where they are
 // (resident at `at`), graph inputs and parameters aside. A Dropout inside
 // the chain (not `t`'s own producer) is remade from its mask only when
-// `dropouts_inside`.
+// `inner_masks` holds that mask on the device (the scheduler remakes a
+// Dropout from a kept mask only).
 bool chain_nodes(const ir::Graph& g, const ir::Liveness& live, ir::TensorId t, std::int64_t at,
-                 int depth_left, bool dropouts_inside, std::vector<ir::NodeId>& nodes,
-                 std::vector<ir::TensorId>* leaves = nullptr) {
+                 int depth_left, const std::vector<bool>* inner_masks,
+                 std::vector<ir::NodeId>& nodes, std::vector<ir::TensorId>* leaves = nullptr) {
   const ir::Tensor& x = g.tensor(t);
   if (x.producer == ir::kNoNode || depth_left <= 0) return false;
   const ir::Node& p = g.node(x.producer);
   if (!p.reproducible()) return false;
-  if (p.is_random() && !nodes.empty() && !dropouts_inside) return false;
+  if (p.is_random() && !nodes.empty() &&
+      (inner_masks == nullptr || p.dropout_mask() == ir::kNoTensor ||
+       !(*inner_masks)[p.dropout_mask()]))
+    return false;
   auto resident_at = [&](ir::TensorId u) {
     return live.pinned(u) || (live.def_step(u) < at && live.free_step(u) >= at);
   };
@@ -46,7 +50,7 @@ bool chain_nodes(const ir::Graph& g, const ir::Liveness& live, ir::TensorId t, s
       if (leaves != nullptr && !live.pinned(in)) leaves->push_back(in);
       continue;
     }
-    if (!chain_nodes(g, live, in, at, depth_left - 1, dropouts_inside, nodes, leaves)) return false;
+    if (!chain_nodes(g, live, in, at, depth_left - 1, inner_masks, nodes, leaves)) return false;
   }
   return true;
 }
@@ -59,12 +63,11 @@ void sort_unique(std::vector<ir::NodeId>& v) {
 // The time of a chain: each node once, as the scheduler runs it. -1 when
 // `t` cannot be recomputed at `at`.
 double chain_seconds(const ir::Graph& g, const ir::NodeCosts& costs, const ir::Liveness& live,
-                     ir::TensorId t, std::int64_t at, const ProblemOptions& options,
+                     ir::TensorId t, std::int64_t at, int depth,
+                     const std::vector<bool>* inner_masks,
                      std::vector<ir::NodeId>* nodes_out = nullptr) {
   std::vector<ir::NodeId> nodes;
-  if (!chain_nodes(g, live, t, at, options.max_recompute_chain, options.remake_dropouts_in_chains,
-                   nodes))
-    return -1;
+  if (!chain_nodes(g, live, t, at, depth, inner_masks, nodes)) return -1;
   sort_unique(nodes);
   double total = 0;
   for (ir::NodeId n : nodes) total += costs.seconds[n];
@@ -72,23 +75,40 @@ double chain_seconds(const ir::Graph& g, const ir::NodeCosts& costs, const ir::L
   return total;
 }
 
-// Dropout masks, when recomputes are allowed: remaking the Dropout's output
-// reads them, for its own recompute or inside another tensor's chain, so
-// they stay on the device (a bool mask is a quarter of the float32 output
-// it rebuilds, a bit-packed one a thirty-second) and a remake never waits
-// for one. The scheduler remakes a Dropout only from a kept mask.
-std::vector<bool> masks_held_for_recompute(const ir::Graph& g, const ProblemOptions& options) {
+// The first backward reader of `t`, or -1.
+std::int64_t first_backward_reader(const ir::Graph& g, ir::TensorId t) {
+  for (ir::NodeId r : g.tensor(t).consumers)
+    if (!g.node(r).is_forward) return r;
+  return -1;
+}
+
+// Dropout masks that remaking the Dropout's output reads, for its own
+// recompute or inside chains (an output the backward never reads): they
+// stay on the device (a bool mask is a quarter of the float32 output it
+// rebuilds, a bit-packed one a thirty-second), so a remake never waits for
+// one. Other masks are candidates like any activation, for a swap (a mask
+// is random: never a recompute).
+std::vector<bool> masks_held_for_recompute(const ir::Graph& g, const ir::NodeCosts& costs,
+                                           const ir::Liveness& live,
+                                           const ProblemOptions& options) {
   std::vector<bool> held(g.tensors().size(), false);
   if (!options.allow_recompute) return held;
-  for (const ir::Node& n : g.nodes())
-    if (const ir::TensorId mask = n.dropout_mask(); mask != ir::kNoTensor) held[mask] = true;
+  for (const ir::Node& n : g.nodes()) {
+    const ir::TensorId mask = n.dropout_mask();
+    if (mask == ir::kNoTensor) continue;
+    // An output the backward never reads is remade only inside chains.
+    const std::int64_t k = first_backward_reader(g, n.outputs[0]);
+    if (k < 0 ||
+        chain_seconds(g, costs, live, n.outputs[0], k, options.max_recompute_chain, nullptr) >= 0)
+      held[mask] = true;
+  }
   return held;
 }
 
 // Chain holds (problem.h): for each recomputable candidate, the candidates
 // its chain reads where they are, when their own reader comes later.
 void add_chain_holds(const ir::Graph& g, const ir::Liveness& live, const ProblemOptions& options,
-                     Problem& pr) {
+                     const std::vector<bool>* inner_masks, Problem& pr) {
   std::vector<std::int64_t> index(g.tensors().size(), -1);
   for (std::size_t i = 0; i < pr.candidates.size(); ++i)
     index[pr.candidates[i].tensor] = static_cast<std::int64_t>(i);
@@ -100,8 +120,7 @@ void add_chain_holds(const ir::Graph& g, const ir::Liveness& live, const Problem
     const std::int64_t k = c.first_backward_use;
     leaves.clear();
     nodes.clear();
-    chain_nodes(g, live, c.tensor, k, options.max_recompute_chain,
-                options.remake_dropouts_in_chains, nodes, &leaves);
+    chain_nodes(g, live, c.tensor, k, options.max_recompute_chain, inner_masks, nodes, &leaves);
     std::sort(leaves.begin(), leaves.end());
     leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
     for (ir::TensorId u : leaves) {
@@ -189,7 +208,8 @@ Problem build_problem(const ir::Graph& g, const ir::NodeCosts& costs, std::uint6
     (g.node(i).is_forward ? pr.forward_seconds : pr.backward_seconds) += costs.seconds[i];
   const double d2h = costs.device.d2h_bytes_per_s, h2d = costs.device.h2d_bytes_per_s;
 
-  const std::vector<bool> held = masks_held_for_recompute(g, options);
+  const std::vector<bool> held = masks_held_for_recompute(g, costs, live, options);
+  const std::vector<bool>* inner_masks = options.remake_dropouts_in_chains ? &held : nullptr;
   std::vector<ir::NodeId> chain;
   std::vector<std::pair<ir::NodeId, std::size_t>> run_by;  // (chain node, candidate)
   for (ir::TensorId t = 0; t < g.tensors().size(); ++t) {
@@ -217,7 +237,8 @@ Problem build_problem(const ir::Graph& g, const ir::NodeCosts& costs, std::uint6
     if (options.allow_swap && d2h > 0 && h2d > 0) set_swap_option(prefix, d2h, h2d, c);
     if (options.allow_recompute) {
       chain.clear();
-      double s = chain_seconds(g, costs, live, t, k, options, &chain);
+      double s =
+          chain_seconds(g, costs, live, t, k, options.max_recompute_chain, inner_masks, &chain);
       if (s >= 0) {
         c.recompute_seconds = s;
         c.recompute_gap = Interval{c.last_forward_use + 1, k - 1};
@@ -230,7 +251,7 @@ Problem build_problem(const ir::Graph& g, const ir::NodeCosts& costs, std::uint6
     pr.candidates.push_back(std::move(c));
   }
   add_shared_steps(costs, run_by, pr);
-  if (options.allow_recompute) add_chain_holds(g, live, options, pr);
+  if (options.allow_recompute) add_chain_holds(g, live, options, inner_masks, pr);
   return pr;
 }
 
