@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 
 #include "planner/plan_validator.h"
 #include "scheduler_test_util.h"
@@ -17,9 +18,11 @@ using sched_test::decide;
 using sched_test::text;
 using sched_test::unit_costs;
 
-// f0 Relu -> drop Dropout (dr, mask) -> f2 Tanh -> f3 ReduceSum = loss; the
-// backward reads dr (bw1) and, after it, the mask (bw2, DropoutGrad).
-ir::Graph dropout_graph(bool mask_read_in_backward = true) {
+// f0 Relu -> drop Dropout (dr, mask) -> f2 Tanh (c) -> f3 ReduceSum = loss;
+// the backward reads `backward_reads` (dr or c, bw1) and, after it, the mask
+// (bw2, DropoutGrad).
+ir::Graph dropout_graph(bool mask_read_in_backward = true,
+                        const std::string& backward_reads = "dr") {
   test::ModelBuilder b;
   b.input("x", {std::string("batch"), std::int64_t{8}});
   b.node("Relu", {"x"}, {"a"}, "f0");
@@ -27,14 +30,14 @@ ir::Graph dropout_graph(bool mask_read_in_backward = true) {
   b.node("Tanh", {"dr"}, {"c"}, "f2");
   test::set_int_attr(b.node("ReduceSum", {"c"}, {"loss"}, "f3"), "keepdims", 0);
   b.node("Neg", {"x"}, {"g1"}, "bw0");
-  b.node("Mul", {"g1", "dr"}, {"g2"}, "bw1");
+  b.node("Mul", {"g1", backward_reads}, {"g2"}, "bw1");
   if (mask_read_in_backward) {
     b.node("DropoutGrad", {"g2", "mask"}, {"g3"}, "bw2", "com.microsoft");
     b.output("loss").output("g3");
   } else {
     b.output("loss").output("g2");
   }
-  return sched_test::load(b, "dropout_recompute");
+  return sched_test::load(b, "dropout_recompute_" + backward_reads);
 }
 
 bool has_step(const ir::Graph& g, const ScheduleResult& r, const std::string& line) {
@@ -117,23 +120,10 @@ TEST(DropoutRecompute, TheKnapsackOffersItAtTheCostOfItsChain) {
   EXPECT_TRUE(found);
 }
 
-// f0 Relu -> drop Dropout (dr, mask) -> f2 Tanh (c) -> loss; the forward
-// alone reads dr, the backward reads c and then the mask. A recompute of c
-// runs Tanh on dr, which the baseline freed after f2: the chain remakes dr
-// from its mask too.
-ir::Graph dropout_inside_a_chain() {
-  test::ModelBuilder b;
-  b.input("x", {std::string("batch"), std::int64_t{8}});
-  b.node("Relu", {"x"}, {"a"}, "f0");
-  b.node("Dropout", {"a"}, {"dr", "mask"}, "drop");
-  b.node("Tanh", {"dr"}, {"c"}, "f2");
-  test::set_int_attr(b.node("ReduceSum", {"c"}, {"loss"}, "f3"), "keepdims", 0);
-  b.node("Neg", {"x"}, {"g1"}, "bw0");
-  b.node("Mul", {"g1", "c"}, {"g2"}, "bw1");
-  b.node("DropoutGrad", {"g2", "mask"}, {"g3"}, "bw2", "com.microsoft");
-  b.output("loss").output("g3");
-  return sched_test::load(b, "dropout_in_chain");
-}
+// The forward alone reads dr, the backward reads c and then the mask. A
+// recompute of c runs Tanh on dr, which the baseline freed after f2: the
+// chain remakes dr from its mask too.
+ir::Graph dropout_inside_a_chain() { return dropout_graph(true, "c"); }
 
 // The model prices that chain (Tanh, Dropout, Relu), so the scheduler must
 // run it too: dr is freed in the forward where the baseline frees it, not

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "random_problem.h"
 #include "solvers/coarsen.h"
 #include "solvers/greedy_solver.h"
@@ -33,21 +35,29 @@ std::optional<double> exhaustive_optimum(const Problem& p) {
 
 class SmallProblems : public ::testing::TestWithParam<unsigned> {};
 
-TEST_P(SmallProblems, IlpOptimumEqualsExhaustiveEnumeration) {
-  for (double fraction : {0.9, 0.75, 0.6}) {
-    Problem p = test::random_problem(GetParam(), 10, 40, fraction);
-    auto truth = exhaustive_optimum(p);
-    Solution s = IlpSolver().solve(p, {});
-    if (!truth) {
-      EXPECT_EQ(s.status, "infeasible") << "fraction " << fraction;
-      continue;
-    }
-    ASSERT_EQ(s.status, "optimal") << s.note;
-    EXPECT_NEAR(s.objective_seconds, *truth, 1e-9) << "fraction " << fraction;
-    ModelEval e = evaluate(p, s.choice);
-    EXPECT_TRUE(e.fits);
-    EXPECT_NEAR(e.overhead_seconds, s.objective_seconds, 1e-12);
+// The ILP's answer on `p` against enumeration: the same optimum, or both
+// infeasible. Returns the ILP's choice when there is an optimum to check.
+std::optional<std::vector<Decision>> expect_enumerated_optimum(const Problem& p, double fraction) {
+  auto truth = exhaustive_optimum(p);
+  Solution s = IlpSolver().solve(p, {});
+  if (!truth) {
+    EXPECT_EQ(s.status, "infeasible") << "fraction " << fraction;
+    return std::nullopt;
   }
+  if (s.status != "optimal") {
+    ADD_FAILURE() << "status " << s.status << ": " << s.note;
+    return std::nullopt;
+  }
+  EXPECT_NEAR(s.objective_seconds, *truth, 1e-9) << "fraction " << fraction;
+  ModelEval e = evaluate(p, s.choice);
+  EXPECT_TRUE(e.fits);
+  EXPECT_NEAR(e.overhead_seconds, s.objective_seconds, 1e-12);
+  return s.choice;
+}
+
+TEST_P(SmallProblems, IlpOptimumEqualsExhaustiveEnumeration) {
+  for (double fraction : {0.9, 0.75, 0.6})
+    expect_enumerated_optimum(test::random_problem(GetParam(), 10, 40, fraction), fraction);
 }
 
 // The same with chain holds priced in time (Problem::holds_cost_time): a
@@ -58,19 +68,10 @@ TEST_P(SmallProblems, IlpOptimumEqualsEnumerationWithHoldsPricedInTime) {
   for (double fraction : {0.9, 0.6, 0.45, 0.35, 0.3}) {
     Problem p = test::random_problem(GetParam(), 10, 40, fraction);
     p.holds_cost_time = true;
-    auto truth = exhaustive_optimum(p);
-    Solution s = IlpSolver().solve(p, {});
-    if (!truth) {
-      EXPECT_EQ(s.status, "infeasible") << "fraction " << fraction;
-      continue;
-    }
-    ASSERT_EQ(s.status, "optimal") << s.note;
-    EXPECT_NEAR(s.objective_seconds, *truth, 1e-9) << "fraction " << fraction;
-    ModelEval e = evaluate(p, s.choice);
-    EXPECT_TRUE(e.fits);
-    EXPECT_NEAR(e.overhead_seconds, s.objective_seconds, 1e-12);
+    const auto choice = expect_enumerated_optimum(p, fraction);
+    if (!choice) continue;
     for (const auto& [first, end] : hold_groups(p))
-      priced += hold_seconds(p, first, end, s.choice) > 0;
+      priced += hold_seconds(p, first, end, *choice) > 0;
     ++checked;
   }
   EXPECT_GT(checked, 0);
