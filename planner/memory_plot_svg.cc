@@ -218,6 +218,165 @@ std::string xml_escape(const std::string& text) {
   return out;
 }
 
+// Title and a line of the numbers that matter.
+void put_title(std::ostringstream& s, const ir::Graph& graph, const Plan& plan,
+               const SimResult& sim, const MemoryPlotOptions& options, const Frame& f,
+               std::uint64_t base_peak, double base_end) {
+  const std::string title = options.title.empty() ? default_title(graph, plan) : options.title;
+  std::size_t swaps = 0, recomputes = 0;
+  for (Decision d : plan.decisions) {
+    swaps += d == Decision::kSwap;
+    recomputes += d == Decision::kRecompute;
+  }
+  const double base_seconds = base_end;
+  std::string subtitle = "baseline: peak " + ir::human_bytes(base_peak) + ", " +
+                         ir::human_seconds(base_seconds) + ". plan: peak " +
+                         ir::human_bytes(sim.peak_bytes);
+  if (base_peak > 0)
+    subtitle +=
+        fmt(" (%+.1f%%)",
+            100.0 * (static_cast<double>(sim.peak_bytes) / static_cast<double>(base_peak) - 1));
+  subtitle += ", " + ir::human_seconds(sim.iteration_seconds);
+  if (base_seconds > 0)
+    subtitle += fmt(" (%+.1f%%)", 100.0 * (sim.iteration_seconds / base_seconds - 1));
+  subtitle +=
+      "; " + std::to_string(swaps) + " swapped, " + std::to_string(recomputes) + " recomputed";
+  if (!plan.device.name.empty()) subtitle += "; " + plan.device.name;
+  s << "<text x=\"" << f.left << "\" y=\"26\" font-size=\"17\" font-weight=\"bold\">"
+    << xml_escape(title) << "</text>\n"
+    << "<text x=\"" << f.left << "\" y=\"46\" fill=\"#444\">" << xml_escape(subtitle)
+    << "</text>\n";
+}
+
+struct Axes {
+  Unit bu, tu;
+  double y_top, y_step, x_right, x_step;
+};
+
+// Grid, axes and tick labels.
+void put_axes(std::ostringstream& s, const Frame& f, const Axes& a) {
+  const Unit &bu = a.bu, &tu = a.tu;
+  const double y_top = a.y_top, y_step = a.y_step, x_right = a.x_right, x_step = a.x_step;
+  s << "<g stroke=\"" << kGridColor << "\" stroke-width=\"1\">\n";
+  for (double v = 0; v <= y_top + y_step * 1e-6; v += y_step)
+    s << "<line x1=\"" << f.left << "\" x2=\"" << f.right << "\" y1=\""
+      << fmt("%.1f", f.y(v * bu.scale)) << "\" y2=\"" << fmt("%.1f", f.y(v * bu.scale)) << "\"/>\n";
+  for (double v = 0; v <= x_right + x_step * 1e-6; v += x_step)
+    s << "<line y1=\"" << f.top << "\" y2=\"" << f.bottom << "\" x1=\""
+      << fmt("%.1f", f.x(v * tu.scale)) << "\" x2=\"" << fmt("%.1f", f.x(v * tu.scale)) << "\"/>\n";
+  s << "</g>\n<g fill=\"#333\" font-size=\"11\">\n";
+  for (double v = 0; v <= y_top + y_step * 1e-6; v += y_step)
+    s << "<text x=\"" << f.left - 8 << "\" y=\"" << fmt("%.1f", f.y(v * bu.scale) + 4)
+      << "\" text-anchor=\"end\">" << tick_label(v, decimals_for(y_step)) << "</text>\n";
+  for (double v = 0; v <= x_right + x_step * 1e-6; v += x_step)
+    s << "<text x=\"" << fmt("%.1f", f.x(v * tu.scale)) << "\" y=\"" << f.bottom + 18
+      << "\" text-anchor=\"middle\">" << tick_label(v, decimals_for(x_step)) << "</text>\n";
+  s << "</g>\n"
+    << "<rect x=\"" << f.left << "\" y=\"" << f.top << "\" width=\"" << f.right - f.left
+    << "\" height=\"" << f.bottom - f.top << "\" fill=\"none\" stroke=\"#333\"/>\n"
+    << "<text x=\"" << (f.left + f.right) / 2 << "\" y=\"" << f.bottom + 38
+    << "\" text-anchor=\"middle\">time (" << tu.name << ")</text>\n"
+    << "<text transform=\"translate(20," << (f.top + f.bottom) / 2
+    << ") rotate(-90)\" text-anchor=\"middle\">device memory in use (" << bu.name << ")</text>\n";
+}
+
+// The curves: the plan shaded so the gap to the baseline reads at a glance;
+// the budget as a dashed line where it is drawn.
+void put_curves(std::ostringstream& s, const Frame& f, const Plan& plan,
+                const std::vector<MemoryPoint>& planned, double plan_end,
+                const std::vector<MemoryPoint>& base, double base_end,
+                const MemoryPlotOptions& options, bool budget_drawn) {
+  std::vector<MemoryPoint> pv = step_vertices(planned, plan_end, options.max_points);
+  std::vector<MemoryPoint> bv = step_vertices(base, base_end, options.max_points);
+  if (!pv.empty()) {
+    std::vector<MemoryPoint> area = pv;
+    area.push_back({pv.back().seconds, 0});
+    area.push_back({pv.front().seconds, 0});
+    s << "<polygon fill=\"" << kPlanColor << "\" fill-opacity=\"0.12\" stroke=\"none\" points=\""
+      << points_attr(area, f) << "\"/>\n";
+  }
+  s << "<polyline id=\"baseline\" fill=\"none\" stroke=\"" << kBaselineColor
+    << "\" stroke-width=\"1.4\" stroke-linejoin=\"round\" points=\"" << points_attr(bv, f)
+    << "\"/>\n"
+    << "<polyline id=\"plan\" fill=\"none\" stroke=\"" << kPlanColor
+    << "\" stroke-width=\"1.6\" stroke-linejoin=\"round\" points=\"" << points_attr(pv, f)
+    << "\"/>\n";
+  if (budget_drawn) {
+    const std::string y = fmt("%.1f", f.y(static_cast<double>(plan.budget_bytes)));
+    s << "<line id=\"budget\" x1=\"" << f.left << "\" x2=\"" << f.right << "\" y1=\"" << y
+      << "\" y2=\"" << y << "\" stroke=\"" << kBudgetColor
+      << "\" stroke-width=\"1.4\" stroke-dasharray=\"6 4\"/>\n"
+      << "<text x=\"" << f.right - 4 << "\" y=\""
+      << fmt("%.1f", f.y(static_cast<double>(plan.budget_bytes)) - 5)
+      << "\" text-anchor=\"end\" fill=\"" << kBudgetColor << "\">budget "
+      << xml_escape(ir::human_bytes(plan.budget_bytes)) << "</text>\n";
+  }
+}
+
+// Swaps and recomputes: one row of ticks each above the plot, at the time
+// each step starts; ticks sharing a pixel column are drawn once, their
+// tooltip naming the first and counting the rest.
+void put_step_ticks(std::ostringstream& s, const Frame& f, const ir::Graph& graph, const Plan& plan,
+                    const SimResult& sim) {
+  const std::size_t n = std::min(plan.schedule.size(), sim.steps.size());
+  for (std::size_t k = 0; k < std::size(kKinds); ++k) {
+    const double row = 62.0 + 11.0 * static_cast<double>(k);
+    s << "<text x=\"" << f.left - 8 << "\" y=\"" << row + 8
+      << "\" text-anchor=\"end\" font-size=\"10\" fill=\"" << kKinds[k].color << "\">"
+      << kKinds[k].label << "</text>\n<g stroke=\"" << kKinds[k].color
+      << "\" stroke-width=\"1\">\n";
+    std::vector<std::pair<long, std::pair<std::string, std::size_t>>>
+        columns;  // px -> first name, count
+    for (std::size_t i = 0; i < n; ++i) {
+      const Step& step = plan.schedule[i];
+      if (step.op != kKinds[k].op) continue;
+      const long px = std::lround(f.x(sim.steps[i].start) * 2);  // half-pixel columns
+      if (!columns.empty() && columns.back().first == px) {
+        ++columns.back().second.second;
+        continue;
+      }
+      std::string name =
+          step.on_node() ? (step.id < graph.nodes().size() ? graph.node(step.id).name : "?")
+                         : (step.id < graph.tensors().size() ? graph.tensor(step.id).name : "?");
+      columns.push_back({px, {std::move(name), 1}});
+    }
+    for (const auto& [px, what] : columns) {
+      const std::string x = fmt("%.1f", static_cast<double>(px) / 2);
+      s << "<line x1=\"" << x << "\" x2=\"" << x << "\" y1=\"" << row << "\" y2=\"" << row + 9
+        << "\"><title>" << kKinds[k].label << " " << xml_escape(what.first);
+      if (what.second > 1) s << " and " << what.second - 1 << " more";
+      s << "</title></line>\n";
+    }
+    s << "</g>\n";
+  }
+}
+
+// Legend, one row under the axis title.
+void put_legend(std::ostringstream& s, const Frame& f, double ly, const Plan& plan,
+                const SimResult& sim, std::uint64_t base_peak, bool has_budget, bool budget_drawn) {
+  struct Entry {
+    std::string label;
+    const char* color;
+    const char* dash;
+  };
+  std::vector<Entry> entries = {
+      {"baseline (peak " + ir::human_bytes(base_peak) + ")", kBaselineColor, ""},
+      {"plan (peak " + ir::human_bytes(sim.peak_bytes) + ")", kPlanColor, ""}};
+  if (has_budget)
+    entries.push_back(
+        {"budget " + ir::human_bytes(plan.budget_bytes) + (budget_drawn ? "" : " (above the plot)"),
+         kBudgetColor, "6 4"});
+  double lx = f.left;
+  for (const Entry& e : entries) {
+    s << "<line x1=\"" << lx << "\" x2=\"" << lx + 24 << "\" y1=\"" << ly - 4 << "\" y2=\""
+      << ly - 4 << "\" stroke=\"" << e.color << "\" stroke-width=\"2\"";
+    if (*e.dash) s << " stroke-dasharray=\"" << e.dash << "\"";
+    s << "/>\n<text x=\"" << lx + 30 << "\" y=\"" << ly << "\">" << xml_escape(e.label)
+      << "</text>\n";
+    lx += 30 + 7.0 * static_cast<double>(e.label.size()) + 24;
+  }
+}
+
 std::string memory_plot_svg(const ir::Graph& graph, const Plan& plan, const SimResult& sim,
                             const MemoryPlotOptions& options) {
   const std::vector<MemoryPoint> base = baseline_timeline(graph, plan.node_seconds);
@@ -253,140 +412,11 @@ std::string memory_plot_svg(const ir::Graph& graph, const Plan& plan, const SimR
     << "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
     << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
 
-  // Title and a line of the numbers that matter.
-  const std::string title = options.title.empty() ? default_title(graph, plan) : options.title;
-  std::size_t swaps = 0, recomputes = 0;
-  for (Decision d : plan.decisions) {
-    swaps += d == Decision::kSwap;
-    recomputes += d == Decision::kRecompute;
-  }
-  const double base_seconds = base_end;
-  std::string subtitle = "baseline: peak " + ir::human_bytes(base_peak) + ", " +
-                         ir::human_seconds(base_seconds) + ". plan: peak " +
-                         ir::human_bytes(sim.peak_bytes);
-  if (base_peak > 0)
-    subtitle +=
-        fmt(" (%+.1f%%)",
-            100.0 * (static_cast<double>(sim.peak_bytes) / static_cast<double>(base_peak) - 1));
-  subtitle += ", " + ir::human_seconds(sim.iteration_seconds);
-  if (base_seconds > 0)
-    subtitle += fmt(" (%+.1f%%)", 100.0 * (sim.iteration_seconds / base_seconds - 1));
-  subtitle +=
-      "; " + std::to_string(swaps) + " swapped, " + std::to_string(recomputes) + " recomputed";
-  if (!plan.device.name.empty()) subtitle += "; " + plan.device.name;
-  s << "<text x=\"" << f.left << "\" y=\"26\" font-size=\"17\" font-weight=\"bold\">"
-    << xml_escape(title) << "</text>\n"
-    << "<text x=\"" << f.left << "\" y=\"46\" fill=\"#444\">" << xml_escape(subtitle)
-    << "</text>\n";
-
-  // Grid, axes and tick labels.
-  s << "<g stroke=\"" << kGridColor << "\" stroke-width=\"1\">\n";
-  for (double v = 0; v <= y_top + y_step * 1e-6; v += y_step)
-    s << "<line x1=\"" << f.left << "\" x2=\"" << f.right << "\" y1=\""
-      << fmt("%.1f", f.y(v * bu.scale)) << "\" y2=\"" << fmt("%.1f", f.y(v * bu.scale)) << "\"/>\n";
-  for (double v = 0; v <= x_right + x_step * 1e-6; v += x_step)
-    s << "<line y1=\"" << f.top << "\" y2=\"" << f.bottom << "\" x1=\""
-      << fmt("%.1f", f.x(v * tu.scale)) << "\" x2=\"" << fmt("%.1f", f.x(v * tu.scale)) << "\"/>\n";
-  s << "</g>\n<g fill=\"#333\" font-size=\"11\">\n";
-  for (double v = 0; v <= y_top + y_step * 1e-6; v += y_step)
-    s << "<text x=\"" << f.left - 8 << "\" y=\"" << fmt("%.1f", f.y(v * bu.scale) + 4)
-      << "\" text-anchor=\"end\">" << tick_label(v, decimals_for(y_step)) << "</text>\n";
-  for (double v = 0; v <= x_right + x_step * 1e-6; v += x_step)
-    s << "<text x=\"" << fmt("%.1f", f.x(v * tu.scale)) << "\" y=\"" << f.bottom + 18
-      << "\" text-anchor=\"middle\">" << tick_label(v, decimals_for(x_step)) << "</text>\n";
-  s << "</g>\n"
-    << "<rect x=\"" << f.left << "\" y=\"" << f.top << "\" width=\"" << f.right - f.left
-    << "\" height=\"" << f.bottom - f.top << "\" fill=\"none\" stroke=\"#333\"/>\n"
-    << "<text x=\"" << (f.left + f.right) / 2 << "\" y=\"" << f.bottom + 38
-    << "\" text-anchor=\"middle\">time (" << tu.name << ")</text>\n"
-    << "<text transform=\"translate(20," << (f.top + f.bottom) / 2
-    << ") rotate(-90)\" text-anchor=\"middle\">device memory in use (" << bu.name << ")</text>\n";
-
-  // The curves: the plan shaded so the gap to the baseline reads at a glance.
-  std::vector<MemoryPoint> pv = step_vertices(planned, plan_end, options.max_points);
-  std::vector<MemoryPoint> bv = step_vertices(base, base_end, options.max_points);
-  if (!pv.empty()) {
-    std::vector<MemoryPoint> area = pv;
-    area.push_back({pv.back().seconds, 0});
-    area.push_back({pv.front().seconds, 0});
-    s << "<polygon fill=\"" << kPlanColor << "\" fill-opacity=\"0.12\" stroke=\"none\" points=\""
-      << points_attr(area, f) << "\"/>\n";
-  }
-  s << "<polyline id=\"baseline\" fill=\"none\" stroke=\"" << kBaselineColor
-    << "\" stroke-width=\"1.4\" stroke-linejoin=\"round\" points=\"" << points_attr(bv, f)
-    << "\"/>\n"
-    << "<polyline id=\"plan\" fill=\"none\" stroke=\"" << kPlanColor
-    << "\" stroke-width=\"1.6\" stroke-linejoin=\"round\" points=\"" << points_attr(pv, f)
-    << "\"/>\n";
-  if (budget_drawn) {
-    const std::string y = fmt("%.1f", f.y(static_cast<double>(plan.budget_bytes)));
-    s << "<line id=\"budget\" x1=\"" << f.left << "\" x2=\"" << f.right << "\" y1=\"" << y
-      << "\" y2=\"" << y << "\" stroke=\"" << kBudgetColor
-      << "\" stroke-width=\"1.4\" stroke-dasharray=\"6 4\"/>\n"
-      << "<text x=\"" << f.right - 4 << "\" y=\""
-      << fmt("%.1f", f.y(static_cast<double>(plan.budget_bytes)) - 5)
-      << "\" text-anchor=\"end\" fill=\"" << kBudgetColor << "\">budget "
-      << xml_escape(ir::human_bytes(plan.budget_bytes)) << "</text>\n";
-  }
-
-  // Swaps and recomputes: one row of ticks each above the plot, at the time
-  // each step starts; ticks sharing a pixel column are drawn once, their
-  // tooltip naming the first and counting the rest.
-  const std::size_t n = std::min(plan.schedule.size(), sim.steps.size());
-  for (std::size_t k = 0; k < std::size(kKinds); ++k) {
-    const double row = 62.0 + 11.0 * static_cast<double>(k);
-    s << "<text x=\"" << f.left - 8 << "\" y=\"" << row + 8
-      << "\" text-anchor=\"end\" font-size=\"10\" fill=\"" << kKinds[k].color << "\">"
-      << kKinds[k].label << "</text>\n<g stroke=\"" << kKinds[k].color
-      << "\" stroke-width=\"1\">\n";
-    std::vector<std::pair<long, std::pair<std::string, std::size_t>>>
-        columns;  // px -> first name, count
-    for (std::size_t i = 0; i < n; ++i) {
-      const Step& step = plan.schedule[i];
-      if (step.op != kKinds[k].op) continue;
-      const long px = std::lround(f.x(sim.steps[i].start) * 2);  // half-pixel columns
-      if (!columns.empty() && columns.back().first == px) {
-        ++columns.back().second.second;
-        continue;
-      }
-      std::string name =
-          step.on_node() ? (step.id < graph.nodes().size() ? graph.node(step.id).name : "?")
-                         : (step.id < graph.tensors().size() ? graph.tensor(step.id).name : "?");
-      columns.push_back({px, {std::move(name), 1}});
-    }
-    for (const auto& [px, what] : columns) {
-      const std::string x = fmt("%.1f", static_cast<double>(px) / 2);
-      s << "<line x1=\"" << x << "\" x2=\"" << x << "\" y1=\"" << row << "\" y2=\"" << row + 9
-        << "\"><title>" << kKinds[k].label << " " << xml_escape(what.first);
-      if (what.second > 1) s << " and " << what.second - 1 << " more";
-      s << "</title></line>\n";
-    }
-    s << "</g>\n";
-  }
-
-  // Legend, one row under the axis title.
-  struct Entry {
-    std::string label;
-    const char* color;
-    const char* dash;
-  };
-  std::vector<Entry> entries = {
-      {"baseline (peak " + ir::human_bytes(base_peak) + ")", kBaselineColor, ""},
-      {"plan (peak " + ir::human_bytes(sim.peak_bytes) + ")", kPlanColor, ""}};
-  if (has_budget)
-    entries.push_back(
-        {"budget " + ir::human_bytes(plan.budget_bytes) + (budget_drawn ? "" : " (above the plot)"),
-         kBudgetColor, "6 4"});
-  double lx = f.left;
-  const double ly = h - 14.0;
-  for (const Entry& e : entries) {
-    s << "<line x1=\"" << lx << "\" x2=\"" << lx + 24 << "\" y1=\"" << ly - 4 << "\" y2=\""
-      << ly - 4 << "\" stroke=\"" << e.color << "\" stroke-width=\"2\"";
-    if (*e.dash) s << " stroke-dasharray=\"" << e.dash << "\"";
-    s << "/>\n<text x=\"" << lx + 30 << "\" y=\"" << ly << "\">" << xml_escape(e.label)
-      << "</text>\n";
-    lx += 30 + 7.0 * static_cast<double>(e.label.size()) + 24;
-  }
+  put_title(s, graph, plan, sim, options, f, base_peak, base_end);
+  put_axes(s, f, Axes{bu, tu, y_top, y_step, x_right, x_step});
+  put_curves(s, f, plan, planned, plan_end, base, base_end, options, budget_drawn);
+  put_step_ticks(s, f, graph, plan, sim);
+  put_legend(s, f, h - 14.0, plan, sim, base_peak, has_budget, budget_drawn);
   s << "</svg>\n";
   return s.str();
 }
