@@ -296,8 +296,10 @@ std::string unsized_message(const Graph& graph, const std::vector<std::string>& 
 
 }  // namespace
 
-Graph build_graph(const onnx::ModelProto& model, const LoadOptions& options,
-                  const std::string& where, std::vector<std::string>& warnings) {
+// The model's own preconditions: a graph with nodes, opsets this build
+// knows (a warning otherwise), dims that are not negative.
+void check_model(const onnx::ModelProto& model, const LoadOptions& options,
+                 const std::string& where, std::vector<std::string>& warnings) {
   if (!model.has_graph() || model.graph().node_size() == 0)
     throw InputError(where + ": the model has no graph nodes");
   for (const auto& op : model.opset_import()) {
@@ -310,14 +312,12 @@ Graph build_graph(const onnx::ModelProto& model, const LoadOptions& options,
   for (const auto& [name, value] : options.dims)
     if (value < 0)
       throw UsageError("--dim " + name + "=" + std::to_string(value) + ": a dim must be >= 0");
+}
 
-  const onnx::GraphProto& g = model.graph();
-
-  Graph graph;
-  graph.name = g.name();
-  graph.dims = options.dims;
-
-  // Graph inputs and initializers first: they are resident from the start.
+// Graph inputs and initializers first: they are resident from the start.
+// Returns the inputs declared with symbolic dims.
+std::set<std::string> declare_inputs(const onnx::GraphProto& g, Graph& graph,
+                                     const std::string& where) {
   std::set<std::string> data_inputs;  // inputs declared with symbolic dims
   for (const auto& v : g.input()) {
     if (v.name().empty()) throw InputError(where + ": a graph input has no name");
@@ -331,13 +331,24 @@ Graph build_graph(const onnx::ModelProto& model, const LoadOptions& options,
     graph.mutable_tensors()[id].is_initializer = true;
   }
 
-  // Who makes what, with names for unnamed and duplicate-named nodes.
+  return data_inputs;
+}
+
+// Who makes what, with names for unnamed and duplicate-named nodes.
+struct Producers {
+  std::vector<std::string> names;                 // per node
+  std::unordered_map<std::string, int> producer;  // tensor -> node
+};
+
+Producers name_producers(const onnx::GraphProto& g, const Graph& graph, const std::string& where) {
+  Producers p;
   const int n = g.node_size();
-  std::vector<std::string> names(n);
+  std::vector<std::string>& names = p.names;
+  names.resize(static_cast<std::size_t>(n));
   std::set<std::string> taken;
   for (int i = 0; i < n; ++i) taken.insert(g.node(i).name());
   std::set<std::string> used_names;
-  std::unordered_map<std::string, int> producer;
+  auto& producer = p.producer;
   for (int i = 0; i < n; ++i) {
     const auto& node = g.node(i);
     std::string name = node.name();
@@ -360,9 +371,26 @@ Graph build_graph(const onnx::ModelProto& model, const LoadOptions& options,
     }
   }
 
-  // Reads, including outer-scope reads of subgraphs, checked to exist.
-  std::vector<std::vector<std::string>> reads(n);
-  std::vector<std::vector<int>> preds(n);
+  return p;
+}
+
+// Reads, including outer-scope reads of subgraphs, checked to exist; and
+// the producer nodes each node waits for.
+struct Reads {
+  std::vector<std::vector<std::string>> reads;
+  std::vector<std::vector<int>> preds;
+};
+
+Reads node_reads(const onnx::GraphProto& g, const Graph& graph, const Producers& p,
+                 const std::string& where) {
+  const int n = g.node_size();
+  const std::vector<std::string>& names = p.names;
+  const auto& producer = p.producer;
+  Reads out;
+  auto& reads = out.reads;
+  auto& preds = out.preds;
+  reads.resize(static_cast<std::size_t>(n));
+  preds.resize(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
     const auto& node = g.node(i);
     for (const auto& in : node.input())
@@ -385,9 +413,26 @@ Graph build_graph(const onnx::ModelProto& model, const LoadOptions& options,
     }
   }
 
+  return out;
+}
+
+Graph build_graph(const onnx::ModelProto& model, const LoadOptions& options,
+                  const std::string& where, std::vector<std::string>& warnings) {
+  check_model(model, options, where, warnings);
+  const onnx::GraphProto& g = model.graph();
+
+  Graph graph;
+  graph.name = g.name();
+  graph.dims = options.dims;
+  const std::set<std::string> data_inputs = declare_inputs(g, graph, where);
+  const Producers producers = name_producers(g, graph, where);
+  const std::vector<std::string>& names = producers.names;
+  const Reads r = node_reads(g, graph, producers, where);
+  const auto& reads = r.reads;
+
   // Shapes are inferred on a copy with dims bound, in the final node order
   // (inference walks nodes in the order given).
-  const std::vector<int> order = node_order(g, preds, names, where, warnings);
+  const std::vector<int> order = node_order(g, r.preds, names, where, warnings);
   onnx::ModelProto work = model;
   bind_dims(work, options.dims, where);
   check_tensor_data(*work.mutable_graph(), true, where);
