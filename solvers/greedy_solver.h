@@ -8,7 +8,9 @@ namespace memplan::solvers {
 // that order while any step of their window is over budget; then local
 // search (undo, option flip, exchange) while the model's overhead drops, and
 // — when options.simulate is given — undo moves judged by the simulator.
-// O(C log C + (K + 2) C log S) for C candidates, S steps, K exchange rounds.
+// The first fill runs at up to P link prices (a second of copy costs that
+// many seconds of overhead in the ranking) and keeps the lowest objective.
+// O(P C log C + (P + K + 2) C log S) for C candidates, S steps, K exchange rounds.
 class GreedySolver final : public Solver {
  public:
   struct Config {
@@ -16,6 +18,10 @@ class GreedySolver final : public Solver {
     bool allow_recompute = true;
     int exchange_rounds = 32;  // K
     int simulate_calls = 40;   // budget of simulator-judged moves
+    bool price_link = true;    // try link prices in the first fill
+    // Larger problems get the main run only (the others are second
+    // opinions, each as dear as it).
+    std::size_t alternatives_max_candidates = 10000;
   };
   GreedySolver() = default;
   explicit GreedySolver(Config config) : config_(config) {}

@@ -61,5 +61,49 @@ TEST(GreedySolver, SimulatorJudgedUndoOnlyAcceptsImprovements) {
   EXPECT_TRUE(evaluate(p, with.choice).fits);
 }
 
+// One large tensor that is nearly free to recompute, four that can only be
+// swapped, four that can only be recomputed (dearly); the link hides one
+// second of copies each way. Unpriced, the large tensor takes the whole link
+// and the dear recomputes cover the rest (0.4 s); with the link priced, the
+// large one is recomputed and the swap-only four use the link (0.01 s).
+Problem link_contest() {
+  Problem p;
+  p.step_bytes.assign(10, 0);
+  p.step_seconds.assign(10, 0.2);
+  p.forward_seconds = p.backward_seconds = 1.0;
+  p.baseline_seconds = 2.0;
+  auto add = [&](std::uint64_t bytes, double link, double recompute) {
+    Candidate c;
+    c.tensor = static_cast<std::uint32_t>(p.candidates.size());
+    c.bytes = bytes;
+    c.made = 0;
+    c.last_forward_use = 1;
+    c.first_backward_use = 9;
+    c.swap_gap = c.recompute_gap = {2, 8};
+    c.swap_out_seconds = c.swap_in_seconds = link;
+    c.recompute_seconds = recompute;
+    c.can_swap = link > 0;
+    c.can_recompute = recompute > 0;
+    for (std::size_t s = 2; s <= 8; ++s) p.step_bytes[s] += bytes;  // the gap only
+    p.candidates.push_back(c);
+  };
+  add(100, 1.0, 0.01);
+  for (int k = 0; k < 4; ++k) add(25, 0.25, 0);
+  for (int k = 0; k < 4; ++k) add(25, 0, 0.1);
+  p.budget_bytes = p.baseline_peak() - 200;
+  return p;
+}
+
+TEST(GreedySolver, ALinkPriceLeavesTheLinkToWhatCannotBeRecomputed) {
+  const Problem p = link_contest();
+  const Solution s = GreedySolver().solve(p, {});
+  ASSERT_TRUE(evaluate(p, s.choice).fits);
+  EXPECT_EQ(s.choice[0], Decision::kRecompute);
+  int checked = 1;
+  for (std::size_t i = 1; i <= 4; ++i, ++checked) EXPECT_EQ(s.choice[i], Decision::kSwap) << i;
+  EXPECT_NEAR(s.objective_seconds, 0.01, 1e-9);
+  EXPECT_EQ(checked, 5);
+}
+
 }  // namespace
 }  // namespace memplan::solvers
