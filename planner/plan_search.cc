@@ -136,6 +136,20 @@ std::function<std::optional<double>(const std::vector<Decision>&)> simulator_for
       };
 }
 
+// By how much the solver's own answer misses the real budget: where a
+// second opinion that fits replaced an answer that does not, tightening
+// goes on (the fit is kept) and may find a faster plan at a lower model
+// budget (gpt2_xl v100 50 %: 11.1 % at the first round's fit, 3.0 % three
+// rounds later).
+std::uint64_t follow_own_answer(const ir::Graph& g, const ir::NodeCosts& costs,
+                                const PlanRequest& req, const solvers::Problem& problem,
+                                const Attempt& a) {
+  if (!a.schedule.fits || a.solution.own_choice.empty()) return a.schedule.over_budget_bytes;
+  return schedule_for(g, costs, decisions_by_tensor(g, problem, a.solution.own_choice),
+                      req.budget_bytes, a.solution.prefetch_window)
+      .over_budget_bytes;
+}
+
 // One solver on one problem, with model-budget tightening until the
 // schedule fits. A fit the solver itself calls infeasible (its model did
 // not fit the tightened budget, so it skipped its local search) does not
@@ -161,12 +175,12 @@ Attempt tightening_rounds(const ir::Graph& g, const ir::NodeCosts& costs, const 
     a.rounds = static_cast<std::size_t>(round) + 1;
     std::optional<double> seconds;
     if (a.schedule.fits) seconds = sim(a.solution.choice);
+    const std::uint64_t over = follow_own_answer(g, costs, req, problem, a);
     const bool better = !have || (a.schedule.fits && !best.schedule.fits) ||
                         (a.schedule.fits && seconds && best_seconds && *seconds < *best_seconds) ||
                         (!a.schedule.fits && !best.schedule.fits &&
                          a.schedule.peak_bytes < best.schedule.peak_bytes);
-    const auto next =
-        search.next(model_budget, a.solution.status != "infeasible", a.schedule.over_budget_bytes);
+    const auto next = search.next(model_budget, a.solution.status != "infeasible", over);
     if (better) {
       best = std::move(a);
       best.seconds = seconds;

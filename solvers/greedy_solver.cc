@@ -547,6 +547,15 @@ void GreedySolver::keep_the_fastest_run(const Problem& p, const SolverOptions& o
   Config alt = config_;
   alt.simulate_calls = std::min(config_.simulate_calls, 10);
   std::vector<std::pair<std::vector<Decision>, std::string>> others;
+  // Each variant with the link priced and, where that is the main run's
+  // setting and both options are allowed, unpriced too.
+  auto run = [&](const Problem& q, const Config& c, const std::string& what) {
+    others.emplace_back(GreedyRun(q, c, options).run(), what);
+    if (!c.price_link || !c.allow_swap || !c.allow_recompute) return;
+    Config unpriced = c;
+    unpriced.price_link = false;
+    others.emplace_back(GreedyRun(q, unpriced, options).run(), what + " with the link unpriced");
+  };
   if (config_.price_link && config_.allow_swap && config_.allow_recompute) {
     Config unpriced = alt;
     unpriced.price_link = false;
@@ -555,24 +564,22 @@ void GreedySolver::keep_the_fastest_run(const Problem& p, const SolverOptions& o
   if (config_.allow_swap && config_.allow_recompute && any_recomputable(p)) {
     Config only = alt;
     only.allow_swap = false;
-    others.emplace_back(GreedyRun(p, only, options).run(), "the recompute-only run");
+    run(p, only, "the recompute-only run");
   }
   if (!p.holds.empty()) {
     Problem unheld = p;
     unheld.holds.clear();
-    others.emplace_back(GreedyRun(unheld, alt, options).run(), "the run without chain holds");
+    run(unheld, alt, "the run without chain holds");
   }
   if (!p.holds.empty() && !p.holds_cost_time) {
     Problem rebuilt = p;
     rebuilt.holds_cost_time = true;
-    others.emplace_back(GreedyRun(rebuilt, alt, options).run(),
-                        "the run rebuilding recomputed chain inputs");
+    run(rebuilt, alt, "the run rebuilding recomputed chain inputs");
   }
   if (!p.shared_steps.empty()) {
     Problem unshared = p;
     unshared.shared_steps.clear();
-    others.emplace_back(GreedyRun(unshared, alt, options).run(),
-                        "the run pricing shared chain steps per reader");
+    run(unshared, alt, "the run pricing shared chain steps per reader");
   }
   std::optional<double> best = options.simulate(out.choice);
   for (auto& [choice, what] : others) {
@@ -580,6 +587,7 @@ void GreedySolver::keep_the_fastest_run(const Problem& p, const SolverOptions& o
     const std::optional<double> t = options.simulate(choice);
     if (!t || (best && *t >= *best)) continue;
     best = t;
+    if (out.own_choice.empty()) out.own_choice = out.choice;
     out.choice = std::move(choice);
     out.note = what + " simulated fastest";
   }

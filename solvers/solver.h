@@ -37,6 +37,9 @@ struct Solution {
   // A schedule hint: how far ahead swap_ins may be prefetched (vDNN's
   // "one layer ahead"); unset: the scheduler's default.
   std::optional<std::size_t> prefetch_window;
+  // Where a second opinion (a simulator-judged alternative) replaced the
+  // solver's own answer: that answer, which budget tightening follows.
+  std::vector<Decision> own_choice;
 };
 
 class Solver {

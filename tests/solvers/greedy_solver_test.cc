@@ -105,5 +105,27 @@ TEST(GreedySolver, ALinkPriceLeavesTheLinkToWhatCannotBeRecomputed) {
   EXPECT_EQ(checked, 5);
 }
 
+// A "simulator" under which no plan with a swap fits: the recompute-only
+// second opinion replaces the main run's answer, which the solution keeps
+// for budget tightening to follow.
+TEST(GreedySolver, ASecondOpinionThatReplacesTheAnswerKeepsTheOwnAnswer) {
+  int replaced = 0;
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    Problem p = test::random_problem(seed, 40, 120, 0.7);
+    SolverOptions o;
+    o.simulate = [](const std::vector<Decision>& d) -> std::optional<double> {
+      if (std::count(d.begin(), d.end(), Decision::kSwap) > 0) return std::nullopt;
+      return 1.0;
+    };
+    const Solution s = GreedySolver().solve(p, o);
+    if (s.own_choice.empty()) continue;  // the main run swapped nothing
+    ++replaced;
+    EXPECT_EQ(std::count(s.choice.begin(), s.choice.end(), Decision::kSwap), 0) << seed;
+    EXPECT_GT(std::count(s.own_choice.begin(), s.own_choice.end(), Decision::kSwap), 0) << seed;
+    EXPECT_NE(s.note.find("simulated fastest"), std::string::npos) << seed;
+  }
+  EXPECT_GE(replaced, 5);
+}
+
 }  // namespace
 }  // namespace memplan::solvers
