@@ -239,7 +239,7 @@ Attempt solve_problem(const ir::Graph& g, const ir::NodeCosts& costs, const Plan
 // Dropouts, also on the problem whose chains do not remake them (the
 // scheduler's rebuilds of a Dropout's inputs cost time the model prices per
 // chain only): the better attempt is kept. Only up to the heuristic's
-// alternatives_max_candidates: a second opinion as dear as the first.
+// kAlternativesMaxCandidates: a second opinion as dear as the first.
 Attempt run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
                    const solvers::Solver& solver, const solvers::SolverOptions& base_options) {
   solvers::ProblemOptions po;
@@ -248,7 +248,7 @@ Attempt run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReq
   solvers::Problem problem = solvers::build_problem(g, costs, req.budget_bytes, po);
   Attempt best = solve_problem(g, costs, req, solver, base_options, problem);
   if (solver.name() == "greedy" && req.allow_recompute && solvers::has_dropout_chains(g) &&
-      problem.candidates.size() <= solvers::GreedySolver::Config{}.alternatives_max_candidates) {
+      problem.candidates.size() <= solvers::GreedySolver::kAlternativesMaxCandidates) {
     po.remake_dropouts_in_chains = false;
     solvers::Problem plain = solvers::build_problem(g, costs, req.budget_bytes, po);
     Attempt a = solve_problem(g, costs, req, solver, base_options, plain);

@@ -279,9 +279,7 @@ class GreedyRun {
     bool best_fits = false;
     double best_objective = 0, best_price = 0;
     for (double price : kLinkPrices) {
-      if (price > 0 && (!config_.price_link || !config_.allow_swap || !config_.allow_recompute ||
-                        !st_.link_busy()))
-        break;
+      if (price > 0 && (!config_.prices_link() || !st_.link_busy())) break;
       restore(std::vector<Decision>(n_, Decision::kKeep));
       link_price_ = price;
       rank();
@@ -540,27 +538,25 @@ Solution GreedySolver::solve(const Problem& p, const SolverOptions& options) con
 // the model does not count, so the dearer pricing sometimes schedules
 // better), and one that leaves the link unpriced (the lowest objective
 // after the first fill is not always the lowest after local search).
-// Above Config::alternatives_max_candidates, the main run only.
+// Above kAlternativesMaxCandidates, the main run only.
 void GreedySolver::keep_the_fastest_run(const Problem& p, const SolverOptions& options,
                                         Solution& out) const {
-  if (p.candidates.size() > config_.alternatives_max_candidates) return;
+  if (p.candidates.size() > kAlternativesMaxCandidates) return;
   Config alt = config_;
   alt.simulate_calls = std::min(config_.simulate_calls, 10);
   std::vector<std::pair<std::vector<Decision>, std::string>> others;
-  // Each variant with the link priced and, where that is the main run's
-  // setting and both options are allowed, unpriced too.
-  auto run = [&](const Problem& q, const Config& c, const std::string& what) {
-    others.emplace_back(GreedyRun(q, c, options).run(), what);
-    if (!c.price_link || !c.allow_swap || !c.allow_recompute) return;
+  // Each variant as configured and, where its link is priced, unpriced too.
+  auto also_unpriced = [&](const Problem& q, const Config& c, const std::string& what) {
+    if (!c.prices_link()) return;
     Config unpriced = c;
     unpriced.price_link = false;
     others.emplace_back(GreedyRun(q, unpriced, options).run(), what + " with the link unpriced");
   };
-  if (config_.price_link && config_.allow_swap && config_.allow_recompute) {
-    Config unpriced = alt;
-    unpriced.price_link = false;
-    others.emplace_back(GreedyRun(p, unpriced, options).run(), "the run with the link unpriced");
-  }
+  auto run = [&](const Problem& q, const Config& c, const std::string& what) {
+    others.emplace_back(GreedyRun(q, c, options).run(), what);
+    also_unpriced(q, c, what);
+  };
+  also_unpriced(p, alt, "the run");
   if (config_.allow_swap && config_.allow_recompute && any_recomputable(p)) {
     Config only = alt;
     only.allow_swap = false;

@@ -13,15 +13,19 @@ namespace memplan::solvers {
 // O(P C log C + (P + K + 2) C log S) for C candidates, S steps, K exchange rounds.
 class GreedySolver final : public Solver {
  public:
+  // Larger problems get the main run only: the other runs are second
+  // opinions, each as dear as it (the planner's Dropout second problem too).
+  static constexpr std::size_t kAlternativesMaxCandidates = 10000;
+
   struct Config {
     bool allow_swap = true;
     bool allow_recompute = true;
     int exchange_rounds = 32;  // K
     int simulate_calls = 40;   // budget of simulator-judged moves
     bool price_link = true;    // try link prices in the first fill
-    // Larger problems get the main run only (the others are second
-    // opinions, each as dear as it).
-    std::size_t alternatives_max_candidates = 10000;
+
+    // Link prices matter only where a swap competes with a recompute.
+    bool prices_link() const { return price_link && allow_swap && allow_recompute; }
   };
   GreedySolver() = default;
   explicit GreedySolver(Config config) : config_(config) {}
