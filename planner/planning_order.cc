@@ -1,5 +1,8 @@
 #include "planner/planning_order.h"
 
+#include <algorithm>
+#include <span>
+
 #include "ir/liveness.h"
 #include "ir/reorder.h"
 
@@ -34,7 +37,8 @@ class Issuer {
         first_backward_(first_backward_step(g)),
         pending_(g.nodes().size(), 0),
         issued_(g.nodes().size(), false),
-        forwardish_(g.nodes().size(), false) {
+        forwardish_(g.nodes().size(), false),
+        wanted_(g.nodes().size(), false) {
     for (ir::NodeId i = 0; i < g.nodes().size(); ++i)
       for (ir::TensorId in : g.node(i).inputs)
         pending_[i] += g.tensor(in).producer != ir::kNoNode ? 1 : 0;
@@ -52,13 +56,42 @@ class Issuer {
 
  private:
   // Bytes a node frees (inputs it reads last) against those it makes.
-  bool frees_at_least_what_it_makes(ir::NodeId v) const {
-    std::uint64_t freed = 0, made = 0;
+  std::int64_t freed_minus_made(ir::NodeId v) const {
+    std::int64_t balance = 0;
     for (ir::TensorId in : g_.node(v).inputs)
       if (!live_.pinned(in) && live_.free_step(in) == static_cast<std::int64_t>(v))
-        freed += g_.tensor(in).bytes;
-    for (ir::TensorId out : g_.node(v).outputs) made += g_.tensor(out).bytes;
-    return freed >= made;
+        balance += static_cast<std::int64_t>(g_.tensor(in).bytes);
+    for (ir::TensorId out : g_.node(v).outputs)
+      balance -= static_cast<std::int64_t>(g_.tensor(out).bytes);
+    return balance;
+  }
+  bool frees_at_least_what_it_makes(ir::NodeId v) const { return freed_minus_made(v) >= 0; }
+
+  // Bytes a group of nodes run now frees against those it makes. Now, not
+  // in the graph's order: an input is freed only when every other reader
+  // has run or is in the group (a Reshape of an activation that another
+  // backward node still reads is a second copy, not a move).
+  std::int64_t group_balance(std::span<const ir::NodeId> group) const {
+    auto in_group = [&](ir::NodeId v) {
+      return std::find(group.begin(), group.end(), v) != group.end();
+    };
+    std::vector<ir::TensorId> read;
+    std::int64_t balance = 0;
+    for (ir::NodeId v : group) {
+      for (ir::TensorId out : g_.node(v).outputs)
+        balance -= static_cast<std::int64_t>(g_.tensor(out).bytes);
+      read.insert(read.end(), g_.node(v).inputs.begin(), g_.node(v).inputs.end());
+    }
+    std::sort(read.begin(), read.end());
+    read.erase(std::unique(read.begin(), read.end()), read.end());
+    for (ir::TensorId in : read) {
+      const ir::Tensor& t = g_.tensor(in);
+      if (live_.pinned(in) || t.producer == ir::kNoNode) continue;
+      if (std::all_of(t.consumers.begin(), t.consumers.end(),
+                      [&](ir::NodeId r) { return issued_[r] || in_group(r); }))
+        balance += static_cast<std::int64_t>(t.bytes);
+    }
+    return balance;
   }
 
   // Node i's turn: it, then (depth first) what it made ready and hoists.
@@ -71,8 +104,45 @@ class Issuer {
       issued_[v] = true;
       order_.push_back(v);
       for (ir::TensorId out : g_.node(v).outputs)
-        for (ir::NodeId c : g_.tensor(out).consumers)
-          if (--pending_[c] == 0 && !issued_[c] && c > v) hoist_if_it_helps(c, i);
+        for (ir::NodeId c : g_.tensor(out).consumers) {
+          const bool ready = --pending_[c] == 0;
+          if (issued_[c] || c <= v) continue;
+          if (ready)
+            hoist_if_it_helps(c, i);
+          else if (i >= first_backward_)
+            hoist_with_ready_producers(c);
+        }
+    }
+  }
+
+  // Whether v may run ahead of its turn: a backward node that draws no
+  // random numbers (a Dropout's mask must stay where the graph put it).
+  bool movable(ir::NodeId v) const { return !g_.node(v).is_forward && !g_.node(v).is_random(); }
+
+  // ORT reads a forward activation for a weight gradient through a Reshape
+  // that became ready in the forward, so it never came up for a hoist and
+  // the weight-gradient product waits for it at the end of the backward;
+  // meanwhile the activation is held (or, once planned, remade twice).
+  // When c waits only on such ready producers, they and c run now if the
+  // group frees at least what it makes.
+  void hoist_with_ready_producers(ir::NodeId c) {
+    if (!movable(c) || wanted_[c]) return;
+    std::vector<ir::NodeId>& ready = scratch_;
+    ready.clear();
+    for (ir::TensorId in : g_.node(c).inputs) {
+      const ir::NodeId p = g_.tensor(in).producer;
+      if (p == ir::kNoNode || issued_[p]) continue;
+      if (pending_[p] != 0 || !movable(p) || wanted_[p]) return;
+      if (std::find(ready.begin(), ready.end(), p) == ready.end()) ready.push_back(p);
+    }
+    ready.push_back(c);
+    if (group_balance(ready) < 0) return;
+    ready.pop_back();
+    wanted_[c] = true;  // hoisted when its last producer issues
+    for (ir::NodeId p : ready) {
+      wanted_[p] = true;
+      stack_.push_back(p);
+      ++hoisted_;
     }
   }
 
@@ -81,7 +151,7 @@ class Issuer {
     if (cn.is_forward || cn.is_random()) return;
     const bool shape_read = reads_shape_only(cn);
     const bool in_backward = turn >= first_backward_;
-    if (!shape_read && !(in_backward && frees_at_least_what_it_makes(c))) return;
+    if (!shape_read && !wanted_[c] && !(in_backward && frees_at_least_what_it_makes(c))) return;
     stack_.push_back(c);
     forwardish_[c] = shape_read && turn < first_backward_;
     ++hoisted_;
@@ -92,7 +162,8 @@ class Issuer {
   const ir::NodeId first_backward_;
   std::vector<std::uint32_t> pending_;  // inputs whose producer is not issued yet
   std::vector<bool> issued_, forwardish_;
-  std::vector<ir::NodeId> order_, stack_;
+  std::vector<bool> wanted_;  // hoisted as part of a group (see hoist_with_ready_producers)
+  std::vector<ir::NodeId> order_, stack_, scratch_;
   std::size_t hoisted_ = 0;
 };
 

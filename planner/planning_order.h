@@ -10,7 +10,13 @@
 // gradients through the backward. The planning order issues such nodes as
 // soon as their inputs exist (shape reads anywhere; in the backward, nodes
 // that free at least what they make): on GPT-2 small (batch 8, seq 512)
-// the lowest reachable peak drops from 4.66 to 2.63 GiB.
+// the lowest reachable peak drops from 4.66 to 2.63 GiB. A weight gradient
+// reads its activation through a Reshape that was ready in the forward;
+// that Reshape and the product run together, as soon as the product's
+// gradient input exists, when the pair frees at least what it makes: the
+// activation's backward readers are then adjacent, so a recomputed
+// activation is remade once, not twice (bert_base a100-40gb at 50 %:
+// 31.5 % overhead before, 13.9 % after).
 #include <vector>
 
 #include "ir/costs.h"
@@ -19,10 +25,10 @@
 namespace memplan::planner {
 
 struct PlanningGraph {
-  ir::Graph graph;                  // nodes in planning order, same tensor ids
-  ir::NodeCosts costs;              // seconds permuted to match
+  ir::Graph graph;                   // nodes in planning order, same tensor ids
+  ir::NodeCosts costs;               // seconds permuted to match
   std::vector<ir::NodeId> original;  // planning NodeId -> the graph's NodeId
-  std::size_t hoisted = 0;          // how many nodes moved
+  std::size_t hoisted = 0;           // how many nodes moved
 };
 
 PlanningGraph planning_graph(const ir::Graph& graph, const ir::NodeCosts& costs);
