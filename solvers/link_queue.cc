@@ -64,15 +64,28 @@ std::vector<Late> late_copies(const std::vector<LinkCopy>& q, std::span<const De
 
 LinkCopies link_copies(const Problem& p) {
   const std::vector<double> t = step_starts(p);
+  auto over = [&](std::int64_t s) {
+    return s >= 0 && static_cast<std::size_t>(s) < p.step_bytes.size() &&
+           p.step_bytes[static_cast<std::size_t>(s)] > p.budget_bytes;
+  };
   LinkCopies c;
   for (std::size_t i = 0; i < p.candidates.size(); ++i) {
     const Candidate& a = p.candidates[i];
     if (!a.can_swap) continue;
-    // Out: from when the tensor exists to its free point (the step before
-    // the gap opens); in: from the load point (the step after the gap) to
-    // its first backward reader.
-    LinkCopy out{i, at(t, a.made + 1), at(t, a.swap_gap.begin), a.swap_out_seconds};
-    LinkCopy in{i, at(t, a.swap_gap.end + 1), at(t, a.first_backward_use), a.swap_in_seconds};
+    // The model's points are the latest free and the latest load that its
+    // exposed time prices. The scheduler frees later and loads earlier
+    // wherever the budget allows (docs/scheduling.md, rules 3 and 8), and
+    // it always allows at a step whose baseline memory is within budget,
+    // whatever else is evicted: so the copy out is due at the first such
+    // over-budget step of the gap, and the copy in may start right after
+    // the gap's last one. Out: from when the tensor exists; in: until its
+    // first backward reader.
+    std::int64_t due = a.swap_gap.begin;
+    while (due <= a.swap_gap.end && !over(due)) ++due;
+    std::int64_t load = a.swap_gap.end + 1;
+    while (load - 1 > due && !over(load - 1)) --load;
+    LinkCopy out{i, at(t, a.made + 1), at(t, due), a.swap_out_seconds};
+    LinkCopy in{i, at(t, load), at(t, a.first_backward_use), a.swap_in_seconds};
     for (LinkCopy* copy : {&out, &in})
       copy->deadline = std::max(copy->deadline, copy->release + copy->seconds);
     c.to_host.push_back(out);

@@ -15,11 +15,12 @@
 
 namespace memplan::solvers {
 
-// A copy as the model places it, on the compute timeline T (seconds of
-// compute before a step). Its deadline is when the free (device->host) or
-// the first backward reader (host->device) needs it, but never before the
-// copy could end on an idle link: that much the model's exposed time
-// already charges.
+// A copy on the compute timeline T (seconds of compute before a step), as
+// the scheduler can place it: out from when the tensor exists until the
+// first step of its gap whose baseline memory is over budget (the free can
+// wait until then), in from after the gap's last such step until its first
+// backward reader. A deadline is never before the copy could end on an idle
+// link: that much the model's exposed time already charges.
 struct LinkCopy {
   std::size_t candidate = 0;
   double release = 0;

@@ -77,6 +77,26 @@ TEST(LinkQueue, TheSecondCopyInIsLateByTheFirstOnesLength) {
                    0.0);
 }
 
+// The scheduler frees late and loads early wherever the budget allows: with
+// the budget binding only over steps 3..4, A's and B's copies out are due
+// when step 3 begins and their copies in may start when step 5 begins, so
+// the same two swaps no longer queue past their readers.
+TEST(LinkQueue, CopiesUseTheStepsWithinBudgetAroundTheGap) {
+  Problem p = two_copies();
+  p.budget_bytes = 60;
+  for (int s = 1; s <= 8; ++s)
+    p.step_bytes[static_cast<std::size_t>(s)] = s == 3 || s == 4 ? 100 : 60;
+  const LinkCopies q = link_copies(p);
+  ASSERT_EQ(q.to_host.size(), 2u);
+  EXPECT_DOUBLE_EQ(q.to_host[0].release, 1.0);
+  EXPECT_DOUBLE_EQ(q.to_host[0].deadline, 3.0);
+  EXPECT_DOUBLE_EQ(q.to_device[0].release, 5.0);
+  EXPECT_DOUBLE_EQ(q.to_device[0].deadline, 9.0);
+  // Out: A 1.0-1.5, B 1.5-2.0 (due 3). In: A 5-6.5, B 6.5-8 (due 9).
+  EXPECT_DOUBLE_EQ(queue_delay(q, std::vector<Decision>(2, Decision::kSwap)), 0.0);
+  EXPECT_TRUE(late_copy_cuts(q, std::vector<Decision>(2, Decision::kSwap), 1e-9).empty());
+}
+
 TEST(LinkQueue, TheIlpStopsQueueingOnceTheReplayShowsTheWait) {
   const Problem p = two_copies();
   // The model alone sees two free swaps; the queues make one of them cost 2 s.
