@@ -192,19 +192,20 @@ class State {
   double out_ = 0, in_ = 0;
 };
 
-// The link queues (link_queue.h): where a replay of the chosen copies finds
-// one waiting behind others, try the dearest swapped copies of that queue
-// as recomputes, or kept where the budget allows, and keep a move when the
-// model's cost plus the queue delay drops. At most kRounds moves, each
-// trying kTries copies: a few hundred evaluations however large the graph.
+// The link queues (link_queue.h): while the replay of the chosen copies
+// stalls the compute, try the dearest swapped copies of the late queue
+// periods as recomputes, or kept where the budget allows, and keep a move
+// when the replayed objective drops. At most kRounds moves, each trying
+// kTries copies: a few hundred evaluations however large the graph.
 void relieve_link_queues(const Problem& p, State& st) {
   constexpr int kRounds = 32;
   constexpr std::size_t kTries = 8;
   const LinkCopies copies = link_copies(p);
   const double tolerance = std::max(1e-6, 1e-4 * p.baseline_seconds);
-  auto total = [&] { return st.objective() + queue_delay(copies, st.choice()); };
+  auto total = [&] { return replayed_overhead_seconds(p, st.choice()); };
   double now = total();
   for (int round = 0; round < kRounds; ++round) {
+    if (replayed_link_stall(p, st.choice()) <= tolerance) return;
     std::vector<LinkCut> cuts = late_copy_cuts(copies, st.choice(), tolerance);
     if (cuts.empty()) return;
     // The swapped copies of every late period, largest first.
@@ -522,7 +523,7 @@ Solution GreedySolver::solve(const Problem& p, const SolverOptions& options) con
   out.choice = GreedyRun(p, config_, options).run();
   if (options.simulate) keep_the_fastest_run(p, options, out);
   const ModelEval e = evaluate(p, out.choice);
-  out.objective_seconds = e.overhead_seconds;
+  out.objective_seconds = replayed_overhead_seconds(p, out.choice);
   out.status = e.fits ? "heuristic" : "infeasible";
   out.solve_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return out;

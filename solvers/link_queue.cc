@@ -1,7 +1,10 @@
 #include "solvers/link_queue.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
+
+#include "solvers/model_eval.h"
 
 namespace memplan::solvers {
 namespace {
@@ -135,6 +138,99 @@ double queue_delay(const LinkCopies& copies, std::span<const Decision> choice) {
   for (const auto* q : {&copies.to_host, &copies.to_device})
     for (const Late& late : late_copies(*q, choice)) total += late.by;
   return total;
+}
+
+namespace {
+
+// Budget minus the model's memory under the choice, per step.
+std::vector<std::int64_t> room(const Problem& p, std::span<const Decision> choice) {
+  const std::vector<std::uint64_t> freed = freed_per_step(p, choice);
+  std::vector<std::int64_t> r(p.step_bytes.size());
+  for (std::size_t s = 0; s < r.size(); ++s)
+    r[s] = static_cast<std::int64_t>(p.budget_bytes) - static_cast<std::int64_t>(p.step_bytes[s]) +
+           static_cast<std::int64_t>(freed[s]);
+  return r;
+}
+
+std::vector<std::size_t> swapped_by(const Problem& p, std::span<const Decision> choice,
+                                    std::int64_t Candidate::*key) {
+  std::vector<std::size_t> v;
+  for (std::size_t i = 0; i < choice.size(); ++i)
+    if (choice[i] == Decision::kSwap && p.candidates[i].can_swap) v.push_back(i);
+  std::stable_sort(v.begin(), v.end(), [&](std::size_t a, std::size_t b) {
+    return p.candidates[a].*key < p.candidates[b].*key;
+  });
+  return v;
+}
+
+// Copies out in the order their tensors are made; a free waits (and the
+// compute with it) only where its copy is still running and there is no
+// room to keep the tensor one more step.
+double replay_out(const Problem& p, std::span<const Decision> choice, const std::vector<double>& t,
+                  std::vector<std::int64_t>& r) {
+  double link = 0, shift = 0;
+  for (std::size_t i : swapped_by(p, choice, &Candidate::made)) {
+    const Candidate& c = p.candidates[i];
+    const auto bytes = static_cast<std::int64_t>(c.bytes);
+    const double end = std::max(at(t, c.made + 1) + shift, link) + c.swap_out_seconds;
+    link = end;
+    std::int64_t s = c.swap_gap.begin;
+    for (; s <= c.swap_gap.end && at(t, s) + shift < end; ++s) {
+      if (r[static_cast<std::size_t>(s)] < bytes) break;
+      r[static_cast<std::size_t>(s)] -= bytes;
+    }
+    if (s <= c.swap_gap.end && at(t, s) + shift < end) shift += end - (at(t, s) + shift);
+  }
+  return shift;
+}
+
+// Copies in, in the order of their readers: each starts at the latest
+// start that keeps it and the copies behind it on time, moved later past
+// any step without room for it; its reader waits for the rest.
+double replay_in(const Problem& p, std::span<const Decision> choice, const std::vector<double>& t,
+                 std::vector<std::int64_t>& r) {
+  const std::vector<std::size_t> order = swapped_by(p, choice, &Candidate::first_backward_use);
+  std::vector<double> latest(order.size());
+  double next = std::numeric_limits<double>::infinity();
+  for (std::size_t j = order.size(); j-- > 0;) {
+    const Candidate& c = p.candidates[order[j]];
+    latest[j] = std::min(at(t, c.first_backward_use), next) - c.swap_in_seconds;
+    next = latest[j];
+  }
+  double link = 0, shift = 0;
+  std::int64_t previous = 0;
+  for (std::size_t j = 0; j < order.size(); ++j) {
+    const Candidate& c = p.candidates[order[j]];
+    const auto bytes = static_cast<std::int64_t>(c.bytes);
+    const std::int64_t by_time = std::upper_bound(t.begin(), t.end(), latest[j]) - t.begin() - 1;
+    const std::int64_t lo = std::max({by_time, c.swap_gap.begin + 1, previous});
+    std::int64_t slot = c.swap_gap.end + 1;  // the model's load point: room by definition
+    while (slot > lo && r[static_cast<std::size_t>(slot - 1)] >= bytes) --slot;
+    for (std::int64_t s = slot; s <= c.swap_gap.end; ++s) r[static_cast<std::size_t>(s)] -= bytes;
+    previous = slot;
+    const double end = std::max(at(t, slot) + shift, link) + c.swap_in_seconds;
+    link = end;
+    const double due = at(t, c.first_backward_use) + shift;
+    if (end > due) shift += end - due;
+  }
+  return shift;
+}
+
+}  // namespace
+
+double replayed_link_stall(const Problem& p, std::span<const Decision> choice) {
+  const std::vector<double> t = step_starts(p);
+  std::vector<std::int64_t> r = room(p, choice);
+  const double out = replay_out(p, choice, t, r);
+  return out + replay_in(p, choice, t, r);
+}
+
+double replayed_overhead_seconds(const Problem& p, std::span<const Decision> choice) {
+  const ModelEval e = evaluate(p, choice);
+  double link_terms = e.link_out_excess + e.link_in_excess;
+  for (std::size_t i = 0; i < choice.size(); ++i)
+    if (choice[i] == Decision::kSwap) link_terms += p.candidates[i].swap_exposed_seconds;
+  return std::max(0.0, e.overhead_seconds - link_terms) + replayed_link_stall(p, choice);
 }
 
 }  // namespace memplan::solvers

@@ -60,4 +60,19 @@ std::vector<LinkCut> late_copy_cuts(const LinkCopies& copies, std::span<const De
 // periods of both queues (each period's latest copy).
 double queue_delay(const LinkCopies& copies, std::span<const Decision> choice);
 
+// The compute stall the link causes under `choice`, replayed as the
+// scheduler drives it (docs/scheduling.md, rules 3 and 8) against the
+// model's memory: each direction a FIFO; a free is deferred while its copy
+// out runs and the budget has room, else compute waits for the copy; a
+// copy in starts at the latest start that keeps it and the copies behind
+// it on time, or later where the budget has no room for the tensor, and
+// its reader waits for it. Room is shared: a deferred free or an early
+// reload takes its bytes from the steps it spans.
+double replayed_link_stall(const Problem& problem, std::span<const Decision> choice);
+
+// The model's objective (model_eval.h) with its link terms (each swap's
+// exposed time, the link's excess over compute) replaced by the replayed
+// stall: the objective every solver reports for the plan it hands out.
+double replayed_overhead_seconds(const Problem& problem, std::span<const Decision> choice);
+
 }  // namespace memplan::solvers
