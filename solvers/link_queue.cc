@@ -145,10 +145,13 @@ namespace {
 // Budget minus the model's memory under the choice, per step.
 std::vector<std::int64_t> room(const Problem& p, std::span<const Decision> choice) {
   const std::vector<std::uint64_t> freed = freed_per_step(p, choice);
+  // Saturated so that a budget of "no limit" (UINT64_MAX) stays all room.
+  constexpr std::uint64_t kMax = std::numeric_limits<std::int64_t>::max() / 4;
+  const auto budget = static_cast<std::int64_t>(std::min(p.budget_bytes, kMax));
   std::vector<std::int64_t> r(p.step_bytes.size());
   for (std::size_t s = 0; s < r.size(); ++s)
-    r[s] = static_cast<std::int64_t>(p.budget_bytes) - static_cast<std::int64_t>(p.step_bytes[s]) +
-           static_cast<std::int64_t>(freed[s]);
+    r[s] = budget - static_cast<std::int64_t>(std::min(p.step_bytes[s], kMax)) +
+           static_cast<std::int64_t>(std::min(freed[s], kMax));
   return r;
 }
 

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "solvers/ilp_solver.h"
 #include "solvers/model_eval.h"
 
@@ -124,6 +126,13 @@ TEST(LinkQueue, TheReplayUsesTheRoomTheBudgetLeaves) {
   // load point behind A's and its reader waits.
   for (int s = 5; s <= 8; ++s) p.step_bytes[static_cast<std::size_t>(s)] = 80;
   EXPECT_GT(replayed_link_stall(p, std::vector<Decision>(2, Decision::kSwap)), 0.0);
+}
+
+// No limit (the largest budget there is) leaves room everywhere: no wait.
+TEST(LinkQueue, TheReplayUnderNoLimitNeverWaits) {
+  Problem p = two_copies();
+  p.budget_bytes = std::numeric_limits<std::uint64_t>::max();
+  EXPECT_DOUBLE_EQ(replayed_link_stall(p, std::vector<Decision>(2, Decision::kSwap)), 0.0);
 }
 
 TEST(LinkQueue, TheIlpStopsQueueingOnceTheReplayShowsTheWait) {
