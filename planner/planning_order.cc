@@ -56,16 +56,14 @@ class Issuer {
 
  private:
   // Bytes a node frees (inputs it reads last) against those it makes.
-  std::int64_t freed_minus_made(ir::NodeId v) const {
-    std::int64_t balance = 0;
+  bool frees_at_least_what_it_makes(ir::NodeId v) const {
+    std::uint64_t freed = 0, made = 0;
     for (ir::TensorId in : g_.node(v).inputs)
       if (!live_.pinned(in) && live_.free_step(in) == static_cast<std::int64_t>(v))
-        balance += static_cast<std::int64_t>(g_.tensor(in).bytes);
-    for (ir::TensorId out : g_.node(v).outputs)
-      balance -= static_cast<std::int64_t>(g_.tensor(out).bytes);
-    return balance;
+        freed += g_.tensor(in).bytes;
+    for (ir::TensorId out : g_.node(v).outputs) made += g_.tensor(out).bytes;
+    return freed >= made;
   }
-  bool frees_at_least_what_it_makes(ir::NodeId v) const { return freed_minus_made(v) >= 0; }
 
   // Bytes a group of nodes run now frees against those it makes. Now, not
   // in the graph's order: an input is freed only when every other reader
@@ -147,9 +145,8 @@ class Issuer {
   }
 
   void hoist_if_it_helps(ir::NodeId c, ir::NodeId turn) {
-    const ir::Node& cn = g_.node(c);
-    if (cn.is_forward || cn.is_random()) return;
-    const bool shape_read = reads_shape_only(cn);
+    if (!movable(c)) return;
+    const bool shape_read = reads_shape_only(g_.node(c));
     const bool in_backward = turn >= first_backward_;
     if (!shape_read && !wanted_[c] && !(in_backward && frees_at_least_what_it_makes(c))) return;
     stack_.push_back(c);

@@ -202,10 +202,10 @@ void relieve_link_queues(const Problem& p, State& st) {
   constexpr std::size_t kTries = 8;
   const LinkCopies copies = link_copies(p);
   const double tolerance = std::max(1e-6, 1e-4 * p.baseline_seconds);
-  auto total = [&] { return replayed_overhead_seconds(p, st.choice()); };
-  double now = total();
+  auto replay = [&] { return replayed_objective(p, st.choice(), evaluate(p, st.choice())); };
+  ReplayedObjective now = replay();
   for (int round = 0; round < kRounds; ++round) {
-    if (replayed_link_stall(p, st.choice()) <= tolerance) return;
+    if (now.link_stall_seconds <= tolerance) return;
     std::vector<LinkCut> cuts = late_copy_cuts(copies, st.choice(), tolerance);
     if (cuts.empty()) return;
     // The swapped copies of every late period, largest first.
@@ -217,24 +217,26 @@ void relieve_link_queues(const Problem& p, State& st) {
     std::sort(queued.rbegin(), queued.rend());
     std::size_t best = 0;
     Decision best_d = Decision::kSwap;
-    double best_total = now - tolerance;
+    ReplayedObjective best_replay{now.seconds - tolerance, 0};
     for (std::size_t k = 0; k < queued.size() && k < kTries; ++k) {
       const std::size_t i = queued[k].second;
       for (Decision d : {Decision::kRecompute, Decision::kKeep}) {
         if (!allowed(p.candidates[i], d)) continue;
         st.set(i, d);
-        const double t = st.fits() ? total() : best_total + 1;
-        if (t < best_total) {
-          best_total = t;
-          best = i;
-          best_d = d;
+        if (st.fits()) {
+          const ReplayedObjective r = replay();
+          if (r.seconds < best_replay.seconds) {
+            best_replay = r;
+            best = i;
+            best_d = d;
+          }
         }
         st.set(i, Decision::kSwap);
       }
     }
     if (best_d == Decision::kSwap) return;  // nothing helps
     st.set(best, best_d);
-    now = best_total;
+    now = best_replay;
   }
 }
 
@@ -523,7 +525,7 @@ Solution GreedySolver::solve(const Problem& p, const SolverOptions& options) con
   out.choice = GreedyRun(p, config_, options).run();
   if (options.simulate) keep_the_fastest_run(p, options, out);
   const ModelEval e = evaluate(p, out.choice);
-  out.objective_seconds = replayed_overhead_seconds(p, out.choice);
+  out.objective_seconds = replayed_objective(p, out.choice, e).seconds;
   out.status = e.fits ? "heuristic" : "infeasible";
   out.solve_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return out;

@@ -4,8 +4,6 @@
 #include <limits>
 #include <numeric>
 
-#include "solvers/model_eval.h"
-
 namespace memplan::solvers {
 namespace {
 
@@ -228,12 +226,17 @@ double replayed_link_stall(const Problem& p, std::span<const Decision> choice) {
   return out + replay_in(p, choice, t, r);
 }
 
-double replayed_overhead_seconds(const Problem& p, std::span<const Decision> choice) {
-  const ModelEval e = evaluate(p, choice);
-  double link_terms = e.link_out_excess + e.link_in_excess;
+ReplayedObjective replayed_objective(const Problem& p, std::span<const Decision> choice,
+                                     const ModelEval& model) {
+  double link_terms = model.link_out_excess + model.link_in_excess;
   for (std::size_t i = 0; i < choice.size(); ++i)
     if (choice[i] == Decision::kSwap) link_terms += p.candidates[i].swap_exposed_seconds;
-  return std::max(0.0, e.overhead_seconds - link_terms) + replayed_link_stall(p, choice);
+  const double stall = replayed_link_stall(p, choice);
+  return {std::max(0.0, model.overhead_seconds - link_terms) + stall, stall};
+}
+
+double replayed_overhead_seconds(const Problem& p, std::span<const Decision> choice) {
+  return replayed_objective(p, choice, evaluate(p, choice)).seconds;
 }
 
 }  // namespace memplan::solvers

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "solvers/decision.h"
+#include "solvers/model_eval.h"
 #include "solvers/problem.h"
 
 namespace memplan::solvers {
@@ -73,6 +74,13 @@ double replayed_link_stall(const Problem& problem, std::span<const Decision> cho
 // The model's objective (model_eval.h) with its link terms (each swap's
 // exposed time, the link's excess over compute) replaced by the replayed
 // stall: the objective every solver reports for the plan it hands out.
+// `model` is evaluate(problem, choice), for callers that have it already.
+struct ReplayedObjective {
+  double seconds = 0;
+  double link_stall_seconds = 0;  // replayed_link_stall, its share of `seconds`
+};
+ReplayedObjective replayed_objective(const Problem& problem, std::span<const Decision> choice,
+                                     const ModelEval& model);
 double replayed_overhead_seconds(const Problem& problem, std::span<const Decision> choice);
 
 }  // namespace memplan::solvers
