@@ -150,6 +150,38 @@ std::uint64_t follow_own_answer(const ir::Graph& g, const ir::NodeCosts& costs,
       .over_budget_bytes;
 }
 
+// Where the heuristic's fastest fit simulates more than half a point over
+// its model objective, the model misprices it (remakes it does not see:
+// resnet50 h100-80gb 30 %, 25.45 % in the model, 50.59 % simulated), and
+// a tighter model budget moves the plan to other evictions (at 93 % of the
+// budget, 29.53 % simulated). A few tighter budgets are tried; the fastest
+// fit is kept. The heuristic only: an ILP round costs its time limit.
+void explore_tighter(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
+                     const solvers::Solver& solver, const solvers::SolverOptions& options,
+                     solvers::Problem& problem, Attempt& best) {
+  if (solver.name() != "greedy" || !best.schedule.fits || !best.seconds ||
+      problem.candidates.size() > solvers::GreedySolver::kAlternativesMaxCandidates)
+    return;
+  const double model = problem.baseline_seconds + best.solution.objective_seconds;
+  if (*best.seconds - model <= 0.005 * problem.baseline_seconds) return;
+  const auto sim = simulator_for(g, costs, req, problem);
+  for (const std::uint64_t percent : {95, 90, 85}) {
+    problem.budget_bytes = req.budget_bytes / 100 * percent;
+    Attempt a;
+    a.solution = solver.solve(problem, options);
+    a.schedule = schedule_for(g, costs, decisions_by_tensor(g, problem, a.solution.choice),
+                              req.budget_bytes, a.solution.prefetch_window);
+    if (!a.schedule.fits) continue;
+    a.seconds = sim(a.solution.choice);
+    if (!a.seconds || *a.seconds >= *best.seconds) continue;
+    a.rounds = best.rounds + 1;
+    a.solution.note += std::string(a.solution.note.empty() ? "" : "; ") + "model budget " +
+                       std::to_string(percent) +
+                       " % of the budget (the model mispriced the first fit)";
+    best = std::move(a);
+  }
+}
+
 // One solver on one problem, with model-budget tightening until the
 // schedule fits. A fit the solver itself calls infeasible (its model did
 // not fit the tightened budget, so it skipped its local search) does not
@@ -191,6 +223,9 @@ Attempt tightening_rounds(const ir::Graph& g, const ir::NodeCosts& costs, const 
     model_budget = *next;
     if (req.interrupted != nullptr && *req.interrupted) break;
   }
+  solvers::SolverOptions so = base_options;
+  so.simulate = sim;
+  explore_tighter(g, costs, req, solver, so, problem, best);
   return best;
 }
 
@@ -287,6 +322,24 @@ bool keep_if_faster(Attempt& mine, Attempt other, const std::string& what, const
   return true;
 }
 
+// The heuristic's plan: the greedy's, or the recompute-only greedy's where
+// that simulates faster. Its own tightening rounds can fit at a model budget
+// the mixed runs never reach (resnet50 h100 30 %: 50.59 % against 53.36 %).
+// Up to the heuristic's kAlternativesMaxCandidates, as its other variants.
+Attempt run_heuristic(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
+                      const solvers::SolverOptions& so) {
+  Attempt h = run_solver(g, costs, req, *solvers::make_solver("greedy"), so);
+  if (!req.allow_swap || !req.allow_recompute ||
+      g.tensors().size() > solvers::GreedySolver::kAlternativesMaxCandidates)
+    return h;
+  solvers::SolverOptions ro = so;
+  ro.warm_start.clear();
+  Attempt r = run_solver(g, costs, req, *solvers::make_solver("recompute-greedy"), ro);
+  r.plan.solver.name = "greedy";
+  keep_if_faster(h, std::move(r), "the recompute-only run", req);
+  return h;
+}
+
 // The ILP is exact for its model only, and its budget-tightening rounds are
 // its own: the heuristic's final plan (its own rounds) and the
 // recompute-only ILP's, which the model may price better than its swaps,
@@ -305,7 +358,8 @@ std::string keep_the_fastest_plan(const ir::Graph& g, const ir::NodeCosts& costs
   // of the plan `compare`'s own recompute-ilp run found (gpt2_medium h100 50 %).
   for (const std::string& name : others) {
     if (name == "recompute-ilp" && (!req.allow_recompute || !req.allow_swap)) continue;
-    Attempt a = run_solver(g, costs, req, *solvers::make_solver(name), oo);
+    Attempt a = name == "greedy" ? run_heuristic(g, costs, req, oo)
+                                 : run_solver(g, costs, req, *solvers::make_solver(name), oo);
     if (keep_if_faster(ilp, std::move(a), "the " + name + " plan", req)) used = name;
   }
   ilp.plan.solver.bound_seconds = bound;
@@ -317,7 +371,7 @@ std::string keep_the_fastest_plan(const ir::Graph& g, const ir::NodeCosts& costs
 // recompute-only ILP; the plan that simulates fastest wins.
 Attempt run_auto(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
                  const solvers::SolverOptions& so, std::string& used) {
-  Attempt h = run_solver(g, costs, req, *solvers::make_solver("greedy"), so);
+  Attempt h = run_heuristic(g, costs, req, so);
   solvers::ProblemOptions po;
   po.allow_swap = req.allow_swap;
   po.allow_recompute = req.allow_recompute;
@@ -426,8 +480,9 @@ PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& graph_costs
     out.rounds = chosen.rounds;
     out.note = chosen.solution.note;
   } else {
-    auto solver = solvers::make_solver(req.solver);
-    Attempt a = run_solver(g, costs, req, *solver, so);
+    Attempt a = req.solver == "greedy"
+                    ? run_heuristic(g, costs, req, so)
+                    : run_solver(g, costs, req, *solvers::make_solver(req.solver), so);
     if (req.solver == "ilp") {
       const std::string used =
           keep_the_fastest_plan(g, costs, req, so, a, {"greedy", "recompute-ilp"});

@@ -24,6 +24,12 @@ std::uint32_t segment_end(const TensorPlan& p, std::size_t k) {
                                         : static_cast<std::uint32_t>(p.uses.size());
 }
 
+void set_reload_turns(TensorPlan& p) {
+  p.reload_turn.assign(p.segment_begin.size(), ir::kNoNode);
+  for (std::size_t k = 1; k < p.segment_begin.size(); ++k)
+    p.reload_turn[k] = p.uses[p.segment_begin[k]].node;
+}
+
 // Sorts the uses (now complete) and cuts them into segments.
 void cut_segments(TensorPlan& p, const std::vector<ir::NodeId>* splits) {
   std::sort(p.uses.begin(), p.uses.end());
@@ -40,7 +46,7 @@ void cut_segments(TensorPlan& p, const std::vector<ir::NodeId>* splits) {
     return;
   }
   p.segment_begin.push_back(first_later);
-  if (splits == nullptr) return;
+  if (splits == nullptr) return set_reload_turns(p);
   // Segment 0 may be empty (begin 0 twice), so only the splits are sorted
   // and deduplicated.
   const std::size_t fixed = p.segment_begin.size();
@@ -55,6 +61,7 @@ void cut_segments(TensorPlan& p, const std::vector<ir::NodeId>* splits) {
   const auto extra = p.segment_begin.begin() + static_cast<std::ptrdiff_t>(fixed);
   std::sort(extra, p.segment_begin.end());
   p.segment_begin.erase(std::unique(extra, p.segment_begin.end()), p.segment_begin.end());
+  set_reload_turns(p);
 }
 
 // Whether a recompute of `x` gives back its values: its producer is not
@@ -76,6 +83,45 @@ bool remakable_in_chain(const std::vector<Decision>& applied, const ir::Node& pr
   const ir::TensorId mask = producer.dropout_mask();
   return mask != ir::kNoTensor && mask != t &&
          (mask >= applied.size() || applied[mask] == Decision::kKeep);
+}
+
+// Each recompute-reloaded output of `node` whose segment opens in a later
+// turn than a sibling's, small beside what that turn remakes and freed
+// before it, opens in that turn instead (kSiblingHoldRatio). `due` gathers
+// the bytes each turn remakes as first cut, so a moved output never draws a
+// later one after it.
+void hold_small_siblings(const ir::Graph& graph, ir::NodeId n, ReloadPlan& plan) {
+  const ir::Node& node = graph.node(n);
+  std::vector<std::pair<ir::NodeId, std::uint64_t>> due;
+  for (ir::TensorId out : node.outputs) {
+    const TensorPlan& p = plan.tensors[out];
+    if (p.reload != Decision::kRecompute) continue;
+    for (std::size_t k = 1; k < p.segment_begin.size(); ++k)
+      due.emplace_back(p.reload_turn[k], graph.tensor(out).bytes);
+  }
+  if (due.size() < 2) return;
+  std::sort(due.begin(), due.end());
+  for (ir::TensorId out : node.outputs) {
+    TensorPlan& p = plan.tensors[out];
+    if (p.reload != Decision::kRecompute) continue;
+    const std::uint64_t bytes = graph.tensor(out).bytes;
+    for (std::size_t k = 1; k < p.segment_begin.size(); ++k) {
+      // Freed after its previous segment's last read (or its eviction).
+      const std::uint32_t b = p.segment_begin[k];
+      const ir::NodeId gone =
+          b > p.segment_begin[k - 1] ? p.uses[b - 1].node : std::max(p.evict_after, n);
+      ir::NodeId earliest = p.reload_turn[k];
+      for (std::size_t i = 0; i < due.size();) {
+        std::size_t e = i;
+        std::uint64_t sum = 0;
+        for (; e < due.size() && due[e].first == due[i].first; ++e) sum += due[e].second;
+        const ir::NodeId turn = due[i].first;
+        if (turn > gone && turn < earliest && bytes * kSiblingHoldRatio <= sum) earliest = turn;
+        i = e;
+      }
+      p.reload_turn[k] = earliest;
+    }
+  }
 }
 
 }  // namespace
@@ -134,11 +180,12 @@ ReloadPlan plan_reloads(const ir::Graph& graph, const std::vector<Decision>& app
   for (ir::NodeId n = static_cast<ir::NodeId>(nodes.size()); n-- > 0;) {
     const ir::Node& node = nodes[n];
     turns.clear();
+    for (ir::TensorId out : node.outputs) cut_segments(plan.tensors[out], splits_of(out));
+    if (node.outputs.size() > 1) hold_small_siblings(graph, n, plan);
     for (ir::TensorId out : node.outputs) {
-      TensorPlan& p = plan.tensors[out];
-      cut_segments(p, splits_of(out));
+      const TensorPlan& p = plan.tensors[out];
       for (std::size_t k = 1; k < p.segment_begin.size(); ++k) {
-        const ir::NodeId turn = p.uses[p.segment_begin[k]].node;
+        const ir::NodeId turn = p.reload_turn[k];
         plan.reloads_before[turn].push_back(out);
         if (p.reload == Decision::kRecompute) turns.push_back(turn);
       }

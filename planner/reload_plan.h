@@ -48,7 +48,18 @@ struct TensorPlan {
   // to uses.size()). Segment 0 starts when the producer runs and may hold no
   // use; every later segment starts with a reload before its first use.
   std::vector<std::uint32_t> segment_begin;
+  // The turn whose reloads open segment k (k >= 1): that of its first use,
+  // or, for an output recomputed anyway in an earlier turn for a sibling, that
+  // turn (see kSiblingHoldRatio). Entry 0 is unused.
+  std::vector<ir::NodeId> reload_turn;
 };
+
+// A recompute makes all its node's outputs. An output due in a later turn
+// than a sibling is held from the sibling's recompute instead of its node
+// running again, when it is at most 1/kSiblingHoldRatio of the bytes due in
+// that earlier turn (LayerNormalization's mean and inverse deviation beside
+// its output: 16 KiB held against 20 MiB remade).
+inline constexpr std::uint64_t kSiblingHoldRatio = 16;
 
 struct ReloadPlan {
   std::vector<TensorPlan> tensors;  // by TensorId

@@ -88,7 +88,7 @@ class Emitter {
   bool reload_due(ir::TensorId t, ir::NodeId n) const {
     const TensorPlan& p = plan_.tensors[t];
     const std::uint32_t k = next_seg_[t];
-    return k >= 1 && k < p.segment_begin.size() && p.uses[p.segment_begin[k]].node == n;
+    return k >= 1 && k < p.segment_begin.size() && p.reload_turn[k] == n;
   }
 
   // One read of t by the step just issued; t joins `closing` on its last.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <queue>
+#include <utility>
 
 namespace memplan::solvers {
 namespace {
@@ -141,6 +143,28 @@ double queue_delay(const LinkCopies& copies, std::span<const Decision> choice) {
 namespace {
 
 // Budget minus the model's memory under the choice, per step.
+// Under `choice`, the seconds each step's turn spends on recomputes before
+// its compute: a recomputed tensor's chain runs in its reader's turn, and
+// the h2d link copies on meanwhile, as it does in the schedule.
+std::vector<double> remake_seconds(const Problem& p, std::span<const Decision> choice) {
+  std::vector<double> extra(p.step_seconds.size() + 1, 0.0);
+  const auto last = static_cast<std::int64_t>(extra.size()) - 1;
+  for (std::size_t i = 0; i < choice.size(); ++i) {
+    const Candidate& c = p.candidates[i];
+    if (choice[i] == Decision::kRecompute && c.first_backward_use >= 0)
+      extra[static_cast<std::size_t>(std::min(c.first_backward_use, last))] += c.recompute_seconds;
+  }
+  return extra;
+}
+
+// When each step's turn starts: its recomputes, then its compute.
+std::vector<double> turn_starts(const Problem& p, const std::vector<double>& remakes) {
+  std::vector<double> t(p.step_seconds.size() + 1, 0.0);
+  for (std::size_t s = 0; s < p.step_seconds.size(); ++s)
+    t[s + 1] = t[s] + remakes[s] + p.step_seconds[s];
+  return t;
+}
+
 std::vector<std::int64_t> room(const Problem& p, std::span<const Decision> choice) {
   const std::vector<std::uint64_t> freed = freed_per_step(p, choice);
   // Saturated so that a budget of "no limit" (UINT64_MAX) stays all room.
@@ -164,23 +188,49 @@ std::vector<std::size_t> swapped_by(const Problem& p, std::span<const Decision> 
   return v;
 }
 
-// Copies out in the order their tensors are made; a free waits (and the
-// compute with it) only where its copy is still running and there is no
-// room to keep the tensor one more step.
+// Copies out in the order their tensors are made (the d2h stream is in
+// order and starts a copy once its tensor exists). From the start of its
+// gap a tensor whose copy still runs is pending: kept on the device, its
+// free deferred. Where the pending bytes do not fit the step's room, the
+// compute waits for the copies that end first, as the scheduler's
+// make_room frees them (gpt2_xl v100 30 %: waiting on the latest copy
+// instead said 52.6 ms of stall where the schedule has 11.1 ms). The
+// pending bytes left come off each step's room.
 double replay_out(const Problem& p, std::span<const Decision> choice, const std::vector<double>& t,
                   std::vector<std::int64_t>& r) {
+  const std::vector<std::size_t> by_made = swapped_by(p, choice, &Candidate::made);
+  std::vector<std::size_t> by_gap = by_made;
+  std::stable_sort(by_gap.begin(), by_gap.end(), [&](std::size_t a, std::size_t b) {
+    return p.candidates[a].swap_gap.begin < p.candidates[b].swap_gap.begin;
+  });
+  std::vector<double> end(p.candidates.size(), 0.0);
+  using Pending = std::pair<double, std::int64_t>;  // copy end, bytes
+  std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending;
+  std::int64_t held = 0;
   double link = 0, shift = 0;
-  for (std::size_t i : swapped_by(p, choice, &Candidate::made)) {
-    const Candidate& c = p.candidates[i];
-    const auto bytes = static_cast<std::int64_t>(c.bytes);
-    const double end = std::max(at(t, c.made + 1) + shift, link) + c.swap_out_seconds;
-    link = end;
-    std::int64_t s = c.swap_gap.begin;
-    for (; s <= c.swap_gap.end && at(t, s) + shift < end; ++s) {
-      if (r[static_cast<std::size_t>(s)] < bytes) break;
-      r[static_cast<std::size_t>(s)] -= bytes;
+  std::size_t started = 0, entered = 0;
+  for (std::int64_t s = 0; s < static_cast<std::int64_t>(r.size()); ++s) {
+    for (; started < by_made.size() && p.candidates[by_made[started]].made < s; ++started) {
+      const Candidate& c = p.candidates[by_made[started]];
+      link = std::max(at(t, c.made + 1) + shift, link) + c.swap_out_seconds;
+      end[by_made[started]] = link;
     }
-    if (s <= c.swap_gap.end && at(t, s) + shift < end) shift += end - (at(t, s) + shift);
+    for (; entered < by_gap.size() && p.candidates[by_gap[entered]].swap_gap.begin <= s;
+         ++entered) {
+      const std::size_t i = by_gap[entered];
+      if (end[i] <= at(t, s) + shift) continue;
+      const auto bytes = static_cast<std::int64_t>(p.candidates[i].bytes);
+      pending.push({end[i], bytes});
+      held += bytes;
+    }
+    auto& room = r[static_cast<std::size_t>(s)];
+    while (!pending.empty() &&
+           (pending.top().first <= at(t, s) + shift || held > std::max<std::int64_t>(room, 0))) {
+      shift = std::max(shift, pending.top().first - at(t, s));
+      held -= pending.top().second;
+      pending.pop();
+    }
+    room -= held;
   }
   return shift;
 }
@@ -189,13 +239,15 @@ double replay_out(const Problem& p, std::span<const Decision> choice, const std:
 // start that keeps it and the copies behind it on time, moved later past
 // any step without room for it; its reader waits for the rest.
 double replay_in(const Problem& p, std::span<const Decision> choice, const std::vector<double>& t,
-                 std::vector<std::int64_t>& r) {
+                 const std::vector<double>& remakes, std::vector<std::int64_t>& r) {
+  // A reader's compute follows its turn's recomputes.
+  auto due_at = [&](std::int64_t step) { return at(t, step) + at(remakes, step); };
   const std::vector<std::size_t> order = swapped_by(p, choice, &Candidate::first_backward_use);
   std::vector<double> latest(order.size());
   double next = std::numeric_limits<double>::infinity();
   for (std::size_t j = order.size(); j-- > 0;) {
     const Candidate& c = p.candidates[order[j]];
-    latest[j] = std::min(at(t, c.first_backward_use), next) - c.swap_in_seconds;
+    latest[j] = std::min(due_at(c.first_backward_use), next) - c.swap_in_seconds;
     next = latest[j];
   }
   double link = 0, shift = 0;
@@ -211,7 +263,7 @@ double replay_in(const Problem& p, std::span<const Decision> choice, const std::
     previous = slot;
     const double end = std::max(at(t, slot) + shift, link) + c.swap_in_seconds;
     link = end;
-    const double due = at(t, c.first_backward_use) + shift;
+    const double due = due_at(c.first_backward_use) + shift;
     if (end > due) shift += end - due;
   }
   return shift;
@@ -220,10 +272,11 @@ double replay_in(const Problem& p, std::span<const Decision> choice, const std::
 }  // namespace
 
 double replayed_link_stall(const Problem& p, std::span<const Decision> choice) {
-  const std::vector<double> t = step_starts(p);
+  const std::vector<double> remakes = remake_seconds(p, choice);
+  const std::vector<double> t = turn_starts(p, remakes);
   std::vector<std::int64_t> r = room(p, choice);
   const double out = replay_out(p, choice, t, r);
-  return out + replay_in(p, choice, t, r);
+  return out + replay_in(p, choice, t, remakes, r);
 }
 
 ReplayedObjective replayed_objective(const Problem& p, std::span<const Decision> choice,

@@ -16,6 +16,7 @@ namespace {
 
 using sched_test::applied;
 using sched_test::decide;
+using sched_test::expect_valid;
 using sched_test::text;
 using sched_test::unit_costs;
 using Lines = std::vector<std::string>;
@@ -53,16 +54,6 @@ ir::Graph chain2_graph() {
   b.node("Mul", {"g1", "c"}, {"g2"}, "bw1");
   b.output("loss").output("g2");
   return sched_test::load(b, "sched_chain2");
-}
-
-void expect_valid(const ir::Graph& g, const ir::NodeCosts& costs, const ScheduleResult& r,
-                  std::uint64_t budget) {
-  std::uint64_t peak = 0;
-  EXPECT_EQ(sched_test::replay(g, r.schedule, &peak), "");
-  EXPECT_EQ(peak, r.peak_bytes);
-  Validation v = sched_test::validate_result(g, costs, r, budget);
-  EXPECT_TRUE(v.valid) << v.message;
-  EXPECT_EQ(v.peak_bytes, r.peak_bytes);
 }
 
 TEST(Scheduler, AllKeepIsTheBaseline) {

@@ -165,6 +165,18 @@ struct SmallFixture {
   std::uint64_t baseline_peak = 0;
 };
 
+// The schedule replays without a broken rule, at the peak it reports, and
+// validate() accepts it.
+inline void expect_valid(const ir::Graph& g, const ir::NodeCosts& costs, const ScheduleResult& r,
+                         std::uint64_t budget) {
+  std::uint64_t peak = 0;
+  EXPECT_EQ(replay(g, r.schedule, &peak), "");
+  EXPECT_EQ(peak, r.peak_bytes);
+  Validation v = validate_result(g, costs, r, budget);
+  EXPECT_TRUE(v.valid) << v.message;
+  EXPECT_EQ(v.peak_bytes, r.peak_bytes);
+}
+
 inline std::vector<std::filesystem::path> fixture_files() {
   std::vector<std::filesystem::path> files;
   for (const auto& e : std::filesystem::directory_iterator(MEMPLAN_FIXTURES))
