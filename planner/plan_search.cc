@@ -117,11 +117,12 @@ void rescue_unfit(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequ
               std::to_string(f->schedules) + " schedules)");
 }
 
+using Simulator = std::function<std::optional<double>(const std::vector<Decision>&)>;
+
 // The iteration time of `choice`'s schedule at the real budget, or none
 // when it does not fit there.
-std::function<std::optional<double>(const std::vector<Decision>&)> simulator_for(
-    const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
-    const solvers::Problem& problem) {
+Simulator simulator_for(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
+                        const solvers::Problem& problem) {
   return
       [&g, &costs, &req, &problem](const std::vector<Decision>& choice) -> std::optional<double> {
         auto s = schedule_for(g, costs, decisions_by_tensor(g, problem, choice), req.budget_bytes,
@@ -150,6 +151,20 @@ std::uint64_t follow_own_answer(const ir::Graph& g, const ir::NodeCosts& costs,
       .over_budget_bytes;
 }
 
+// One round: the solver at `model_budget`, its schedule at the real budget,
+// and its simulated time where that fits.
+Attempt solve_at(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
+                 const solvers::Solver& solver, const solvers::SolverOptions& options,
+                 const Simulator& sim, solvers::Problem& problem, std::uint64_t model_budget) {
+  problem.budget_bytes = model_budget;
+  Attempt a;
+  a.solution = solver.solve(problem, options);
+  a.schedule = schedule_for(g, costs, decisions_by_tensor(g, problem, a.solution.choice),
+                            req.budget_bytes, a.solution.prefetch_window);
+  if (a.schedule.fits) a.seconds = sim(a.solution.choice);
+  return a;
+}
+
 // Where the heuristic's fastest fit simulates more than half a point over
 // its model objective, the model misprices it (remakes it does not see:
 // resnet50 h100-80gb 30 %, 25.45 % in the model, 50.59 % simulated), and
@@ -158,21 +173,15 @@ std::uint64_t follow_own_answer(const ir::Graph& g, const ir::NodeCosts& costs,
 // fit is kept. The heuristic only: an ILP round costs its time limit.
 void explore_tighter(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
                      const solvers::Solver& solver, const solvers::SolverOptions& options,
-                     solvers::Problem& problem, Attempt& best) {
+                     const Simulator& sim, solvers::Problem& problem, Attempt& best) {
   if (solver.name() != "greedy" || !best.schedule.fits || !best.seconds ||
       problem.candidates.size() > solvers::GreedySolver::kAlternativesMaxCandidates)
     return;
   const double model = problem.baseline_seconds + best.solution.objective_seconds;
   if (*best.seconds - model <= 0.005 * problem.baseline_seconds) return;
-  const auto sim = simulator_for(g, costs, req, problem);
   for (const std::uint64_t percent : {95, 90, 85}) {
-    problem.budget_bytes = req.budget_bytes / 100 * percent;
-    Attempt a;
-    a.solution = solver.solve(problem, options);
-    a.schedule = schedule_for(g, costs, decisions_by_tensor(g, problem, a.solution.choice),
-                              req.budget_bytes, a.solution.prefetch_window);
-    if (!a.schedule.fits) continue;
-    a.seconds = sim(a.solution.choice);
+    Attempt a =
+        solve_at(g, costs, req, solver, options, sim, problem, req.budget_bytes / 100 * percent);
     if (!a.seconds || *a.seconds >= *best.seconds) continue;
     a.rounds = best.rounds + 1;
     a.solution.note += std::string(a.solution.note.empty() ? "" : "; ") + "model budget " +
@@ -192,40 +201,29 @@ Attempt tightening_rounds(const ir::Graph& g, const ir::NodeCosts& costs, const 
                           solvers::Problem& problem) {
   Attempt best;
   bool have = false;
-  std::optional<double> best_seconds;
   std::uint64_t model_budget = req.budget_bytes;
   BudgetSearch search;
-  const auto sim = simulator_for(g, costs, req, problem);
+  const Simulator sim = simulator_for(g, costs, req, problem);
+  solvers::SolverOptions so = base_options;
+  so.simulate = sim;
   for (int round = 0; round < req.max_rounds; ++round) {
-    problem.budget_bytes = model_budget;
-    solvers::SolverOptions so = base_options;
-    so.simulate = sim;
-    Attempt a;
-    a.solution = solver.solve(problem, so);
-    a.schedule = schedule_for(g, costs, decisions_by_tensor(g, problem, a.solution.choice),
-                              req.budget_bytes, a.solution.prefetch_window);
+    Attempt a = solve_at(g, costs, req, solver, so, sim, problem, model_budget);
     a.rounds = static_cast<std::size_t>(round) + 1;
-    std::optional<double> seconds;
-    if (a.schedule.fits) seconds = sim(a.solution.choice);
     const std::uint64_t over = follow_own_answer(g, costs, req, problem, a);
     const bool better = !have || (a.schedule.fits && !best.schedule.fits) ||
-                        (a.schedule.fits && seconds && best_seconds && *seconds < *best_seconds) ||
+                        (a.seconds && best.seconds && *a.seconds < *best.seconds) ||
                         (!a.schedule.fits && !best.schedule.fits &&
                          a.schedule.peak_bytes < best.schedule.peak_bytes);
     const auto next = search.next(model_budget, a.solution.status != "infeasible", over);
     if (better) {
       best = std::move(a);
-      best.seconds = seconds;
-      best_seconds = seconds;
       have = true;
     }
     if (!next) break;
     model_budget = *next;
     if (req.interrupted != nullptr && *req.interrupted) break;
   }
-  solvers::SolverOptions so = base_options;
-  so.simulate = sim;
-  explore_tighter(g, costs, req, solver, so, problem, best);
+  explore_tighter(g, costs, req, solver, so, sim, problem, best);
   return best;
 }
 
@@ -325,7 +323,8 @@ bool keep_if_faster(Attempt& mine, Attempt other, const std::string& what, const
 // The heuristic's plan: the greedy's, or the recompute-only greedy's where
 // that simulates faster. Its own tightening rounds can fit at a model budget
 // the mixed runs never reach (resnet50 h100 30 %: 50.59 % against 53.36 %).
-// Up to the heuristic's kAlternativesMaxCandidates, as its other variants.
+// On graphs of up to kAlternativesMaxCandidates tensors (more than the
+// candidates: the problem is built inside run_solver), as its other variants.
 Attempt run_heuristic(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
                       const solvers::SolverOptions& so) {
   Attempt h = run_solver(g, costs, req, *solvers::make_solver("greedy"), so);

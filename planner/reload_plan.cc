@@ -92,7 +92,7 @@ bool remakable_in_chain(const std::vector<Decision>& applied, const ir::Node& pr
 // later one after it.
 void hold_small_siblings(const ir::Graph& graph, ir::NodeId n, ReloadPlan& plan) {
   const ir::Node& node = graph.node(n);
-  std::vector<std::pair<ir::NodeId, std::uint64_t>> due;
+  std::vector<std::pair<ir::NodeId, std::uint64_t>> due;  // (turn, bytes remade there)
   for (ir::TensorId out : node.outputs) {
     const TensorPlan& p = plan.tensors[out];
     if (p.reload != Decision::kRecompute) continue;
@@ -101,6 +101,15 @@ void hold_small_siblings(const ir::Graph& graph, ir::NodeId n, ReloadPlan& plan)
   }
   if (due.size() < 2) return;
   std::sort(due.begin(), due.end());
+  std::size_t turns = 0;  // one entry per turn, its bytes summed
+  for (const auto& [turn, bytes] : due) {
+    if (turns > 0 && due[turns - 1].first == turn) {
+      due[turns - 1].second += bytes;
+    } else {
+      due[turns++] = {turn, bytes};
+    }
+  }
+  due.resize(turns);
   for (ir::TensorId out : node.outputs) {
     TensorPlan& p = plan.tensors[out];
     if (p.reload != Decision::kRecompute) continue;
@@ -110,16 +119,13 @@ void hold_small_siblings(const ir::Graph& graph, ir::NodeId n, ReloadPlan& plan)
       const std::uint32_t b = p.segment_begin[k];
       const ir::NodeId gone =
           b > p.segment_begin[k - 1] ? p.uses[b - 1].node : std::max(p.evict_after, n);
-      ir::NodeId earliest = p.reload_turn[k];
-      for (std::size_t i = 0; i < due.size();) {
-        std::size_t e = i;
-        std::uint64_t sum = 0;
-        for (; e < due.size() && due[e].first == due[i].first; ++e) sum += due[e].second;
-        const ir::NodeId turn = due[i].first;
-        if (turn > gone && turn < earliest && bytes * kSiblingHoldRatio <= sum) earliest = turn;
-        i = e;
+      for (const auto& [turn, remade] : due) {
+        if (turn >= p.reload_turn[k]) break;
+        if (turn > gone && bytes * kSiblingHoldRatio <= remade) {
+          p.reload_turn[k] = turn;
+          break;
+        }
       }
-      p.reload_turn[k] = earliest;
     }
   }
 }

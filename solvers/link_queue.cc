@@ -9,10 +9,13 @@
 namespace memplan::solvers {
 namespace {
 
-// T(s): compute seconds before step s.
-std::vector<double> step_starts(const Problem& p) {
+// T(s): when step s's turn starts, after the compute of every earlier step
+// and the recomputes (`remakes`, by step; none when empty) of every
+// earlier turn.
+std::vector<double> step_starts(const Problem& p, const std::vector<double>& remakes = {}) {
   std::vector<double> t(p.step_seconds.size() + 1, 0.0);
-  for (std::size_t s = 0; s < p.step_seconds.size(); ++s) t[s + 1] = t[s] + p.step_seconds[s];
+  for (std::size_t s = 0; s < p.step_seconds.size(); ++s)
+    t[s + 1] = t[s] + (s < remakes.size() ? remakes[s] : 0.0) + p.step_seconds[s];
   return t;
 }
 
@@ -142,7 +145,6 @@ double queue_delay(const LinkCopies& copies, std::span<const Decision> choice) {
 
 namespace {
 
-// Budget minus the model's memory under the choice, per step.
 // Under `choice`, the seconds each step's turn spends on recomputes before
 // its compute: a recomputed tensor's chain runs in its reader's turn, and
 // the h2d link copies on meanwhile, as it does in the schedule.
@@ -157,14 +159,7 @@ std::vector<double> remake_seconds(const Problem& p, std::span<const Decision> c
   return extra;
 }
 
-// When each step's turn starts: its recomputes, then its compute.
-std::vector<double> turn_starts(const Problem& p, const std::vector<double>& remakes) {
-  std::vector<double> t(p.step_seconds.size() + 1, 0.0);
-  for (std::size_t s = 0; s < p.step_seconds.size(); ++s)
-    t[s + 1] = t[s] + remakes[s] + p.step_seconds[s];
-  return t;
-}
-
+// Budget minus the model's memory under the choice, per step.
 std::vector<std::int64_t> room(const Problem& p, std::span<const Decision> choice) {
   const std::vector<std::uint64_t> freed = freed_per_step(p, choice);
   // Saturated so that a budget of "no limit" (UINT64_MAX) stays all room.
@@ -273,7 +268,7 @@ double replay_in(const Problem& p, std::span<const Decision> choice, const std::
 
 double replayed_link_stall(const Problem& p, std::span<const Decision> choice) {
   const std::vector<double> remakes = remake_seconds(p, choice);
-  const std::vector<double> t = turn_starts(p, remakes);
+  const std::vector<double> t = step_starts(p, remakes);
   std::vector<std::int64_t> r = room(p, choice);
   const double out = replay_out(p, choice, t, r);
   return out + replay_in(p, choice, t, remakes, r);
