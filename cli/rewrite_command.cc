@@ -4,6 +4,7 @@
 // anything is written.
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -25,6 +26,7 @@ struct RewriteArgs {
   std::string plan;
   std::string out;
   bool quiet = false;
+  passes::AnchorOrder anchors = passes::AnchorOrder::kRemakes;
 };
 
 // model.sha256 as the plan states it; empty when it does not (plan_from_json
@@ -69,13 +71,14 @@ void run(RewriteArgs a) {
   passes::RewriteOptions options;
   options.plan_sha256 = plan_sha256;
   options.model_sha256 = in.model.sha256;
+  options.anchor_order = a.anchors;
   passes::PlanSummary s =
       passes::write_rewritten_model(in.model.proto, graph, plan, options, a.out);
   if (!a.quiet) {
     const std::size_t before = graph.nodes().size();
-    std::cout << "wrote " << a.out << ": " << before + s.swap_outs + s.swap_ins + s.recomputes
-              << " nodes (" << before << " + " << s.swap_outs << " SwapOut + " << s.swap_ins
-              << " SwapIn + " << s.recomputes << " recompute)\n";
+    std::cout << "wrote " << a.out << ": " << before << " nodes + " << s.swap_outs
+              << " SwapOut + " << s.swap_ins << " SwapIn + " << s.recomputes << " recompute, "
+              << s.anchors << " nodes ordered by anchors\n";
   }
 }
 
@@ -89,6 +92,16 @@ void add_rewrite_command(CLI::App& app) {
   cmd->add_option("--plan", a->plan, "plan.json made for MODEL")->required();
   cmd->add_option("-o,--out", a->out, "The rewritten model (.onnx)")->required();
   cmd->add_flag("-q,--quiet", a->quiet, "Print nothing on success");
+  const std::map<std::string, passes::AnchorOrder> orders = {
+      {"none", passes::AnchorOrder::kNone},
+      {"remakes", passes::AnchorOrder::kRemakes},
+      {"all", passes::AnchorOrder::kAll}};
+  cmd->add_option("--anchors", a->anchors,
+                  "What waits, inside ONNX Runtime, for the node the plan issues it after: "
+                  "remakes (recomputes and reloads), all (also every node that does not read "
+                  "its predecessor) or none (docs/ort-anchoring.md)")
+      ->transform(CLI::CheckedTransformer(orders))
+      ->default_str("remakes");
   cmd->callback([a] { run(*a); });
 }
 

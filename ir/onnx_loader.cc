@@ -185,12 +185,28 @@ std::optional<std::uint64_t> held_count(const onnx::TensorProto& t) {
     if (!elem || t.raw_data().size() % *elem != 0) return std::nullopt;
     return t.raw_data().size() / *elem;
   }
-  std::uint64_t n = static_cast<std::uint64_t>(t.float_data_size()) + t.int32_data_size() +
-                    t.string_data_size() + t.int64_data_size() + t.double_data_size() +
-                    t.uint64_data_size();
-  bool complex = t.data_type() == onnx::TensorProto::COMPLEX64 ||
-                 t.data_type() == onnx::TensorProto::COMPLEX128;
-  return complex ? n / 2 : n;
+  // Only the field the data type names counts: an int64 scalar whose value
+  // sits in string_data has no int64 for shape inference to read.
+  using T = onnx::TensorProto;
+  switch (t.data_type()) {
+    case T::FLOAT:
+      return t.float_data_size();
+    case T::COMPLEX64:
+      return t.float_data_size() / 2;
+    case T::DOUBLE:
+      return t.double_data_size();
+    case T::COMPLEX128:
+      return t.double_data_size() / 2;
+    case T::INT64:
+      return t.int64_data_size();
+    case T::UINT32:
+    case T::UINT64:
+      return t.uint64_data_size();
+    case T::STRING:
+      return t.string_data_size();
+    default:  // the 8- and 16-bit types and INT32 are stored in int32_data
+      return t.int32_data_size();
+  }
 }
 
 std::string tensor_data_problem(const onnx::TensorProto& t) {

@@ -11,6 +11,7 @@
 #include <system_error>
 #include <unordered_set>
 
+#include "ir/anchor_doc.h"
 #include "ir/errors.h"
 #include "ir/isolated_call.h"
 #include "ir/shape_folding.h"
@@ -131,6 +132,21 @@ void drop_folded(const onnx::GraphProto& g, ValueInfos& facts) {
       facts.end());
 }
 
+// An anchored Reshape's output is its input, bit for bit, but ONNX cannot
+// see its shape operand (made from a tensor's data). On the working copy it
+// becomes Identity, so a rewritten model infers in one pass however long its
+// chains of anchored recomputes are.
+void see_through_anchors(onnx::GraphProto& g) {
+  for (auto& n : *g.mutable_node()) {
+    if (n.op_type() != "Reshape" || !n.domain().empty() || n.input_size() != 2 ||
+        n.doc_string().rfind(kAnchorDoc, 0) != 0)
+      continue;
+    n.set_op_type("Identity");
+    n.mutable_input()->RemoveLast();
+    n.clear_attribute();
+  }
+}
+
 // Inference, then rounds of constant folding (computed shapes become
 // initializers) and gradient naming; the result points into `model`.
 TypeIndex infer_types(onnx::ModelProto& model, const TrainingSchemaRegistry& registry,
@@ -140,6 +156,7 @@ TypeIndex infer_types(onnx::ModelProto& model, const TrainingSchemaRegistry& reg
   // shape still unknown, ONNX infers partial shapes downstream (a ReduceSum
   // whose axes it cannot see keeps the input's rank) that would contradict
   // the exact ones once folding knows the values.
+  see_through_anchors(*model.mutable_graph());
   ValueInfos facts = model.graph().value_info();
   ValueInfos outputs = model.graph().output();  // inference writes into these too
   // Declared value_info can disagree with what inference derives (stale

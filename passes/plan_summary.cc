@@ -29,6 +29,7 @@ std::vector<std::pair<std::string, std::string>> entries(const PlanSummary& s) {
       {"swap_outs", std::to_string(s.swap_outs)},
       {"swap_ins", std::to_string(s.swap_ins)},
       {"recomputes", std::to_string(s.recomputes)},
+      {"anchors", std::to_string(s.anchors)},
   };
 }
 
@@ -129,6 +130,7 @@ std::optional<PlanSummary> read_summary(const onnx::ModelProto& model, const std
   s.swap_outs = number("swap_outs");
   s.swap_ins = number("swap_ins");
   s.recomputes = number("recomputes");
+  s.anchors = found.count("anchors") != 0 ? number("anchors") : 0;
   return s;
 }
 

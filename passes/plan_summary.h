@@ -30,6 +30,9 @@ struct PlanSummary {
   std::size_t swap_outs = 0;
   std::size_t swap_ins = 0;
   std::size_t recomputes = 0;
+  // Order anchors made (passes/order_anchor.h); models rewritten before
+  // anchors existed have none and no key for it.
+  std::size_t anchors = 0;
 };
 
 // The summary of `plan`; the step counts are left for the caller.

@@ -1,5 +1,6 @@
 #include "passes/rewrite_model.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -12,6 +13,7 @@
 #include "passes/fresh_names.h"
 #include "passes/node_clone.h"
 #include "passes/node_matching.h"
+#include "passes/order_anchor.h"
 #include "passes/plan_summary.h"
 #include "passes/swap_functions.h"
 #include "planner/residency.h"
@@ -62,7 +64,8 @@ int default_opset_version(const onnx::ModelProto& model) {
 
 class Rewriter {
  public:
-  Rewriter(const onnx::ModelProto& original, const ir::Graph& graph, const planner::Plan& plan)
+  Rewriter(const onnx::ModelProto& original, const ir::Graph& graph, const planner::Plan& plan,
+           const RewriteOptions& options)
       : original_(original),
         graph_(graph),
         plan_(plan),
@@ -71,7 +74,10 @@ class Rewriter {
         node_names_(FreshNames::nodes_of(original.graph())),
         residency_(graph, plan),
         current_(graph.tensors().size()),
-        host_(graph.tensors().size()) {
+        host_(graph.tensors().size()),
+        anchors_(values_, node_names_, default_opset_version(original)),
+        anchor_order_(anchors_.usable() ? options.anchor_order : AnchorOrder::kNone),
+        min_anchored_bytes_(options.min_anchored_bytes) {
     for (ir::TensorId t = 0; t < graph.tensors().size(); ++t) current_[t] = graph.tensor(t).name;
     // Loader-made names of unnamed nodes are taken too, so that a clone's
     // name never equals another node's name as memplan reports it.
@@ -116,10 +122,12 @@ class Rewriter {
     if (summary_.swap_outs > 0) define_swap_function(out, kSwapOutOp);
     if (summary_.swap_ins > 0) define_swap_function(out, kSwapInOp);
     if (uses_ms_domain_) import_domain(out, kMsDomain, 1);
+    anchors_.add_initializers(*g);
     PlanSummary summary = summarize_plan(plan_, plan_sha256);
     summary.swap_outs = summary_.swap_outs;
     summary.swap_ins = summary_.swap_ins;
     summary.recomputes = summary_.recomputes;
+    summary.anchors = anchors_.count();
     write_summary(out, summary);
     return out;
   }
@@ -136,7 +144,108 @@ class Rewriter {
     });
   }
 
-  void compute(ir::NodeId n) { *nodes_.Add() = clone(n); }
+  // With the whole order anchored, a node that does not read the previous
+  // one's output waits for it too: ORT would otherwise defer weight-gradient
+  // products and shape reads, which the plan issues early.
+  void compute(ir::NodeId n) {
+    onnx::NodeProto node = clone(n);
+    guard_against_skip_layer_norm_fusion(n, node);
+    if (anchor_order_ == AnchorOrder::kAll && !reads(node, last_anchor_)) anchor(node, false);
+    *nodes_.Add() = std::move(node);
+    note_anchor(nodes_[nodes_.size() - 1]);
+  }
+
+  // ORT (1.19, EXTENDED and ALL) fuses Add -> LayerNormalization into
+  // SkipLayerNormalization when the Add's output has no other reader, and the
+  // fused CPU kernel does not make the mean and inverse deviation. In the
+  // training graph the LayerNormalizationGrad reads that Add output too, so
+  // ORT never fuses; once the plan remakes it for the backward, the original
+  // has one reader, ORT fuses, and the gradient's read of the mean fails at
+  // run time. An anchor of the input on itself (a Reshape between the Add and
+  // the normalisation, bit for bit the same) keeps ORT from matching.
+  void guard_against_skip_layer_norm_fusion(ir::NodeId n, onnx::NodeProto& node) {
+    const ir::Node& ir_node = graph_.node(n);
+    const bool layer_norm = ir_node.op_type == "LayerNormalization" ||
+                            ir_node.op_type == "SimplifiedLayerNormalization";
+    if (!layer_norm || ir_node.inputs.empty() || ir_node.outputs.size() < 2 ||
+        node.input_size() == 0 || !anchors_.usable())
+      return;
+    const ir::TensorId x = ir_node.inputs[0];
+    const ir::Tensor& tensor = graph_.tensor(x);
+    const bool from_add = tensor.producer != ir::kNoNode && graph_.node(tensor.producer).op_type == "Add";
+    if (!from_add || plan_.decisions[x] == planner::Decision::kKeep ||
+        !OrderAnchor::can_anchor_on(tensor.elem_type, tensor.shape.size()))
+      return;
+    const std::string input = node.input(0);
+    std::string anchored = anchors_.anchor(input, input, node.name(), nodes_);
+    renamed_from_.emplace(anchored, tensor.name);
+    node.set_input(0, anchored);
+  }
+
+  // A node that reads the latest node's output already runs after it, and
+  // keeps the edge that ORT's fusions match (MatMul then its scale, in a
+  // recomputed chain): no anchor.
+  static bool reads(const onnx::NodeProto& node, const std::string& value) {
+    return std::find(node.input().begin(), node.input().end(), value) != node.input().end();
+  }
+
+  // The latest node's first output becomes what the next clone or reload
+  // waits for, when a tensor of its type can be an anchor.
+  // Not an Identity: ORT removes those at BASIC, and a Slice of the removed
+  // node's output went with it in a measured case (resnet_tiny).
+  void note_anchor(const onnx::NodeProto& node) {
+    if (node.output_size() == 0 || node.output(0).empty() || node.op_type() == "Identity") return;
+    auto from = renamed_from_.find(node.output(0));
+    auto t = graph_.find_tensor(from == renamed_from_.end() ? node.output(0) : from->second);
+    if (!t) return;
+    const ir::Tensor& tensor = graph_.tensor(*t);
+    if (tensor.shape_known && OrderAnchor::can_anchor_on(tensor.elem_type, tensor.shape.size()))
+      last_anchor_ = node.output(0);
+  }
+
+  std::uint64_t bytes_of(const std::string& value) const {
+    auto from = renamed_from_.find(value);
+    auto t = graph_.find_tensor(from == renamed_from_.end() ? value : from->second);
+    return t ? graph_.tensor(*t).bytes : 0;
+  }
+
+  // The input an anchor goes on: the largest computed one. A graph input
+  // may be a buffer the node updates in place (a gradient accumulator), and
+  // ORT and ONNX would no longer see an initializer as a constant (a Range's
+  // bounds, a shape). A remake whose inputs are all such still needs an
+  // anchor, or ORT would run or fold it at the start: it takes a graph input
+  // first, then an initializer. -1 when none will do.
+  int anchor_slot(const onnx::NodeProto& node, bool remake) const {
+    int best = -1;
+    std::pair<int, std::uint64_t> best_key{0, 0};
+    for (int i = 0; i < node.input_size(); ++i) {
+      if (node.input(i).empty()) continue;
+      auto from = renamed_from_.find(node.input(i));
+      auto t = graph_.find_tensor(from == renamed_from_.end() ? node.input(i) : from->second);
+      if (!t) continue;
+      const ir::Tensor& tensor = graph_.tensor(*t);
+      const int kind = tensor.is_initializer ? 0 : tensor.is_graph_input ? 1 : 2;
+      if (kind < 2 && !remake) continue;
+      const std::pair<int, std::uint64_t> key{kind, tensor.bytes};
+      if (best < 0 || key > best_key) {
+        best = i;
+        best_key = key;
+      }
+    }
+    return best;
+  }
+
+  // Makes `node` wait, inside ONNX Runtime, for the node the plan issues it
+  // after: one computed input is read through an anchor.
+  void anchor(onnx::NodeProto& node, bool remake) {
+    if (anchor_order_ == AnchorOrder::kNone || last_anchor_.empty()) return;
+    const int i = anchor_slot(node, remake);
+    if (i < 0 || (!remake && bytes_of(node.input(i)) < min_anchored_bytes_)) return;
+    std::string anchored = anchors_.anchor(node.input(i), last_anchor_, node.name(), nodes_);
+    auto from = renamed_from_.find(node.input(i));
+    renamed_from_.emplace(anchored, from == renamed_from_.end() ? node.input(i) : from->second);
+    node.set_input(i, anchored);
+  }
 
   // The nodes that remake node n: a copy of it, or for a dropout the ONNX
   // Runtime ops that give its output back from the kept mask.
@@ -149,7 +258,8 @@ class Rewriter {
 
   void recompute(ir::NodeId n) {
     const std::string& name = graph_.node(n).name;
-    for (RemakeNode& made : remake(n)) {
+    std::vector<RemakeNode> remade = remake(n);
+    for (RemakeNode& made : remade) {
       onnx::NodeProto& node = made.node;
       node.set_name(node_names_.take(name, made.name_suffix));
       node.set_doc_string(std::string(kRecomputeDoc) + name);
@@ -164,9 +274,11 @@ class Rewriter {
         if (!residency_.resident(*t)) current_[*t] = fresh;
         out = std::move(fresh);
       }
+      if (&made == &remade.front() && !reads(node, last_anchor_)) anchor(node, true);
       clones_.push_back(nodes_.size());
       *nodes_.Add() = std::move(node);
     }
+    note_anchor(nodes_[nodes_.size() - 1]);
     ++summary_.recomputes;
   }
 
@@ -183,7 +295,9 @@ class Rewriter {
     const std::string& name = graph_.tensor(t).name;
     std::string fresh = values_.take(name, "_swapin");
     renamed_from_.emplace(fresh, name);
-    *nodes_.Add() = make_swap_node(kSwapInOp, node_names_.take(name, "_SwapIn"), host_[t], fresh);
+    onnx::NodeProto node = make_swap_node(kSwapInOp, node_names_.take(name, "_SwapIn"), host_[t], fresh);
+    anchor(node, true);
+    *nodes_.Add() = std::move(node);
     current_[t] = std::move(fresh);
     ++summary_.swap_ins;
   }
@@ -265,6 +379,10 @@ class Rewriter {
   std::unordered_map<std::string, std::string> renamed_from_;  // new name -> original tensor
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes_;
   std::vector<std::size_t> clones_;  // indices of recompute clones in nodes_
+  OrderAnchor anchors_;
+  AnchorOrder anchor_order_;
+  std::uint64_t min_anchored_bytes_;
+  std::string last_anchor_;  // the output the next clone or reload is ordered after
   bool uses_ms_domain_ = false;      // a dropout was remade from its mask
   PlanSummary summary_;              // step counts only
 };
@@ -274,7 +392,7 @@ class Rewriter {
 onnx::ModelProto rewrite_model(const onnx::ModelProto& original, const ir::Graph& graph,
                                const planner::Plan& plan, const RewriteOptions& options) {
   check_plan_matches(graph, plan, options);
-  Rewriter rewriter(original, graph, plan);
+  Rewriter rewriter(original, graph, plan, options);
   rewriter.run();
   return rewriter.finish(
       options, options.plan_sha256.empty() ? plan_file_sha256(graph, plan) : options.plan_sha256);

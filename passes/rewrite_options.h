@@ -1,8 +1,17 @@
 #pragma once
 // What rewrite_model() may be told besides the model, the graph and the plan.
+#include <cstdint>
 #include <string>
 
 namespace memplan::passes {
+
+enum class AnchorOrder {
+  kNone,     // ORT runs the nodes in its own order
+  kRemakes,  // recompute clones and reloads only
+  kAll,      // also every node that does not read the node before it (and
+             // reads a tensor of min_anchored_bytes or more); may keep ORT
+             // from fusing (values can differ in the last bits at EXTENDED)
+};
 
 struct RewriteOptions {
   // sha256 of the plan file's bytes, recorded in metadata_props. Empty: the
@@ -16,6 +25,13 @@ struct RewriteOptions {
   // tensor they copy when the model declares one, so readers of the file see
   // their shapes without running inference.
   bool copy_value_info = true;
+  // Which nodes wait, inside ONNX Runtime, for the node the plan issues them
+  // after, through a data dependency it keeps (passes/order_anchor.h).
+  AnchorOrder anchor_order = AnchorOrder::kRemakes;
+  // With kAll, a node that reads only smaller tensors is not anchored: where
+  // ORT runs it moves little memory, and anchoring the small integer tensors
+  // shapes are computed from would stop ORT's and ONNX's constant folding.
+  std::uint64_t min_anchored_bytes = 64 * 1024;
 };
 
 }  // namespace memplan::passes

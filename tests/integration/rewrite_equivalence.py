@@ -7,7 +7,12 @@ solver (greedy, ilp, chen-sqrt, vdnn): `memplan plan` at 50 % of the baseline
 peak (the next of 60/70/80/90 % where a solver cannot reach it, reported),
 which writes model.memplan.onnx; then one training step of the original and
 of the rewritten graph in ONNX Runtime on the same inputs. The loss and every
-gradient must be bitwise equal.
+gradient must be bitwise equal. For the greedy and chen-sqrt plans, both
+models also run at each of ORT's four optimisation levels with its profiler
+on: every anchored reload and recompute must run after its anchor and before
+its readers in ORT's actual order (tests/integration/ort_order.py); values
+that differ from the original's at BASIC and above, where ORT fuses a clone
+otherwise than its original, are printed.
 
 How it is compared:
 * Gradients: the training graph's outputs are InPlaceAccumulatorV2's bool
@@ -41,6 +46,8 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+import ort_order
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # dims per fixture: activations large enough that 50 % of the baseline peak
@@ -54,6 +61,9 @@ FIXTURES = {
     "gpt2_tiny": {"batch": 8, "seq": 128},
 }
 SOLVERS = ["greedy", "ilp", "chen-sqrt", "vdnn"]
+# whose plans are also run in ORT's own order at every optimisation level
+# (tests/integration/ort_order.py): swaps and recomputes, recomputes only
+ORDER_CHECKED = ["greedy", "chen-sqrt"]
 # "budget 3.22 MiB (3381068 B) cannot be met: … the smallest budget memplan
 # can reach is 5.94 MiB (6224502 B)"
 BUDGET = re.compile(r"^memplan: error: budget [^(]*\((\d+) B\)")
@@ -219,9 +229,18 @@ def check_case(memplan, name, fdir, dims, solver, work, failures) -> tuple | Non
     bad = [key for key, a, b in compared if not bitwise_equal(ref[a], got[b])]
     if bad:
         failures.append(f"{name} {solver}: {len(bad)} of {len(compared)} values differ, e.g. {bad[:3]}")
+    # In ORT's own order, at every optimisation level: each reload and
+    # recompute between its anchor and its reader, values still bitwise equal.
+    ordered = 0
+    if solver in ORDER_CHECKED:
+        ordered, problems, differ = ort_order.check_all_levels(original, rewritten, feeds, compared)
+        failures += [f"{name} {solver}: {p}" for p in problems]
+        failures += [f"{name} {solver}: {d} differs at DISABLE_ALL" for d in differ if d.startswith("DISABLE_ALL")]
+        if differ:
+            print(f"  {name} {solver}: values that differ from the original's where ORT fuses: {differ[:4]}")
     sw_out, sw_in, rec = count_new_nodes(rewritten)
     return (name, solver, budget, len(original.graph.node), len(rewritten.graph.node), sw_out, sw_in, rec,
-            len(compared), not bad, secs, float(ref[loss]), count_dropout_recomputes(rewritten))
+            len(compared), not bad, secs, float(ref[loss]), count_dropout_recomputes(rewritten), ordered)
 
 
 def main() -> int:
@@ -254,6 +273,11 @@ def main() -> int:
         if not args.only and sum(r[12] for r in rows) == 0:
             failures.append("no plan recomputes a Dropout from its mask (DropoutGrad clone)")
         print(f"Dropout outputs remade from their masks: {sum(r[12] for r in rows)}")
+        # Every fixture's order check must have checked some anchored node.
+        for name in args.only or list(FIXTURES):
+            if not any(r[0] == name and r[13] > 0 for r in rows):
+                failures.append(f"{name}: no reload or recompute was checked in ORT's order")
+        print(f"anchored reloads and recomputes checked in ORT's order (4 levels): {sum(r[13] for r in rows)}")
         # A fixture where no plan evicts anything would prove nothing.
         for name in args.only or list(FIXTURES):
             if not any(r[0] == name and sum(r[5:8]) > 0 for r in rows):

@@ -227,6 +227,28 @@ TEST(OnnxLoaderBadInput, UnknownShapeNamesTensorAndOp) {
   EXPECT_EQ(m.graph.tensor(*m.graph.find_tensor("m")).bytes, 100u);
 }
 
+// An int64 scalar whose only value sits in string_data holds no int64: it
+// loads as a data-less initializer (a typed input for inference), not as a
+// value ONNX 1.12's Range inference reads past the end of (fuzzer finding).
+TEST(OnnxLoader, DataInAFieldOfAnotherTypeCountsAsNoData) {
+  ModelBuilder b;
+  b.int64_constant("start", {0}).int64_constant("delta", {1});
+  b.initializer("limit", {}, 7);
+  for (auto& t : *b.proto().mutable_graph()->mutable_initializer())
+    if (t.name() == "limit") t.add_string_data("\x02");
+  b.node("Range", {"start", "limit", "delta"}, {"r"}, "range");
+  b.node("Cast", {"r"}, {"f"}, "cast");
+  b.output("f");
+  LoadOptions o;
+  o.tensor_bytes["r"] = 16;
+  o.tensor_bytes["f"] = 16;
+  o.shape_inference.isolated = false;  // a crash would end this test, not pass it
+  LoadedModel m = load_model(b.write("mistyped_scalar"), o);
+  const Tensor& limit = m.graph.tensor(*m.graph.find_tensor("limit"));
+  EXPECT_TRUE(limit.is_initializer);
+  EXPECT_EQ(limit.elem_type, 7);
+}
+
 TEST(OnnxLoaderBadInput, NegativeDimFlagIsAUsageError) {
   LoadOptions o;
   o.dims["batch"] = -1;

@@ -17,6 +17,7 @@
 #include "ir/node_costs.h"
 #include "ir/onnx_loader.h"
 #include "passes/model_check.h"
+#include "passes/order_anchor.h"
 #include "passes/rewrite_model.h"
 #include "passes/swap_functions.h"
 #include "planner/plan_search.h"
@@ -94,7 +95,39 @@ TEST_P(RewriteFixture, HalfBudgetPlanRewritesCleanly) {
   RecordProperty("nodes_before", std::to_string(m.proto.graph().node_size()));
   RecordProperty("nodes_after", std::to_string(out.graph().node_size()));
 
-  EXPECT_EQ(static_cast<std::size_t>(out.graph().node_size()), m.graph.nodes().size() + made);
+  // Besides the plan's steps, only anchors were added; and every reload and
+  // every recompute (one node of each remake) reads an anchored Reshape or
+  // the output of the node before it.
+  std::size_t anchor_nodes = 0, anchored = 0;
+  std::unordered_set<std::string> anchored_values;
+  for (const auto& n : out.graph().node()) {
+    const bool anchored_reshape = n.doc_string().rfind(kAnchorDoc, 0) == 0;
+    if (!anchored_reshape && n.doc_string().rfind(kAnchorTokenDoc, 0) != 0) continue;
+    ++anchor_nodes;
+    if (anchored_reshape) anchored_values.insert(n.output(0));
+  }
+  // A remake that reads an output of the latest computed node, or of a
+  // remake since, is ordered by that input already and gets no anchor.
+  std::unordered_set<std::string> recent;
+  for (const auto& n : out.graph().node()) {
+    const bool remake = n.doc_string().rfind(kRecomputeDoc, 0) == 0 || is_swap_node(n, kSwapInOp);
+    if (n.doc_string().rfind("memplan:anchor", 0) == 0) continue;
+    if (remake) {
+      bool ordered = false;
+      for (const auto& in : n.input()) ordered |= anchored_values.count(in) != 0 || recent.count(in) != 0;
+      anchored += ordered;
+    } else {
+      recent.clear();
+    }
+    for (const auto& o : n.output()) recent.insert(o);
+  }
+  EXPECT_EQ(static_cast<std::size_t>(out.graph().node_size()),
+            m.graph.nodes().size() + made + anchor_nodes);
+  std::size_t reloads_and_recomputes = 0;
+  for (const auto& step : plan.schedule)
+    reloads_and_recomputes +=
+        step.op == planner::StepOp::kSwapIn || step.op == planner::StepOp::kRecompute;
+  EXPECT_EQ(anchored, reloads_and_recomputes);
 
   // As well formed as the original: resnet50's MaxPoolGrad, which ORT puts
   // in the default domain, fails the checker before and after alike.

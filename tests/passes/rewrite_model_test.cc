@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <initializer_list>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -13,6 +14,7 @@
 #include "ir/errors.h"
 #include "ir/onnx_loader.h"
 #include "passes/model_check.h"
+#include "passes/order_anchor.h"
 #include "passes/plan_summary.h"
 #include "passes/swap_functions.h"
 #include "planner/baseline_plan.h"
@@ -122,10 +124,18 @@ std::vector<std::string> io(const google::protobuf::RepeatedPtrField<std::string
   return {list.begin(), list.end()};
 }
 
+// Without order anchors, to read the plan's own nodes; the anchors have
+// their own tests below.
+RewriteOptions unanchored() {
+  RewriteOptions o;
+  o.anchor_order = AnchorOrder::kNone;
+  return o;
+}
+
 TEST(RewriteModel, SwapsAndRecomputesBecomeNodesInScheduleOrder) {
   Loaded m = load(hand_model());
   planner::Plan plan = plan_for(m.graph, swap_and_recompute(m.graph));
-  onnx::ModelProto out = rewrite_model(m.proto, m.graph, plan, {});
+  onnx::ModelProto out = rewrite_model(m.proto, m.graph, plan, unanchored());
 
   // 9 computes + 1 SwapOut + 1 SwapIn + 2 recomputes; frees make nothing.
   EXPECT_EQ(names_in_order(out),
@@ -161,6 +171,78 @@ TEST(RewriteModel, SwapsAndRecomputesBecomeNodesInScheduleOrder) {
   // And memplan reads it back: the same graph plus the new nodes.
   Loaded again = load(out);
   EXPECT_EQ(again.graph.nodes().size(), 12u);
+}
+
+// Each reload and recompute reads its first input through a Reshape whose
+// shape is built from the data of the output of the node the plan issues it
+// after, so ONNX Runtime cannot run it earlier (passes/order_anchor.h).
+TEST(RewriteModel, ReloadsAndRecomputesWaitForTheNodeBeforeThem) {
+  Loaded m = load(hand_model());
+  planner::Plan plan = plan_for(m.graph, swap_and_recompute(m.graph));
+  RewriteOptions remakes;
+  remakes.anchor_order = AnchorOrder::kRemakes;
+  onnx::ModelProto out = rewrite_model(m.proto, m.graph, plan, remakes);
+  // SwapIn after neg (c), relu's recompute after mul (d), ln's after mul2 (e).
+  const std::vector<std::pair<std::string, std::string>> anchored = {
+      {"a_SwapIn", "c"}, {"relu_recompute", "d"}, {"ln_recompute", "e"}};
+  std::map<std::string, const onnx::NodeProto*> by_output;
+  for (const auto& n : out.graph().node())
+    for (const auto& o : n.output()) by_output[o] = &n;
+  int checked = 0;
+  for (const auto& [name, after] : anchored) {
+    const onnx::NodeProto& node = node_named(out, name);
+    const onnx::NodeProto* reshape = by_output.at(node.input(0));
+    ASSERT_EQ(reshape->op_type(), "Reshape") << name;
+    EXPECT_EQ(reshape->doc_string(), std::string(kAnchorDoc) + after);
+    const onnx::NodeProto* concat = by_output.at(reshape->input(1));
+    ASSERT_EQ(concat->op_type(), "Concat");
+    // token(after) = Reshape(Cast(Slice(after)))
+    const onnx::NodeProto* flat = by_output.at(concat->input(0));
+    const onnx::NodeProto* cast = by_output.at(flat->input(0));
+    const onnx::NodeProto* slice = by_output.at(cast->input(0));
+    EXPECT_EQ(slice->op_type(), "Slice");
+    EXPECT_EQ(slice->input(0), after) << name;
+    EXPECT_EQ(by_output.at(concat->input(1))->op_type(), "Shape");
+    ++checked;
+  }
+  EXPECT_EQ(checked, 3);
+  // 12 nodes of the plan + 3 tokens of 3 nodes + 3 anchors of 3 nodes.
+  EXPECT_EQ(out.graph().node_size(), 12 + 9 + 9);
+  EXPECT_EQ(read_summary(out, "out")->anchors, 3u);
+  EXPECT_EQ(checker_problem(out), "");
+  EXPECT_EQ(shape_inference_problem(out), "");
+  // memplan reads it back, anchors and all.
+  EXPECT_EQ(load(out).graph.nodes().size(), 30u);
+}
+
+// With the whole order anchored, a node that does not read the output of
+// the node before it waits for it too. `side = Neg(a)`, issued after relu,
+// waits for relu's b; ln, issued after side, waits for side's output. Every
+// other node of the chain reads its predecessor's output.
+TEST(RewriteModel, TheWholeOrderWaitsWhereNoInputOrdersIt) {
+  onnx::ModelProto model = hand_model();
+  test::ModelBuilder b;
+  b.proto() = model;
+  b.node("Neg", {"a"}, {"side"}, "side");
+  b.output("side", {std::int64_t{2}, std::int64_t{4}}, 1, /*with_shape=*/true);
+  Loaded m = load(b.proto());
+  std::vector<Step> schedule = swap_and_recompute(m.graph);
+  // side right after relu
+  schedule.insert(schedule.begin() + 3, Step{planner::StepOp::kCompute, *m.graph.find_node("side")});
+  planner::Plan plan = plan_for(m.graph, schedule);
+  RewriteOptions whole;
+  whole.anchor_order = AnchorOrder::kAll;
+  whole.min_anchored_bytes = 0;  // this graph's tensors are 32 bytes
+  onnx::ModelProto all = rewrite_model(m.proto, m.graph, plan, whole);
+  RewriteOptions remakes;
+  remakes.anchor_order = AnchorOrder::kRemakes;
+  onnx::ModelProto some = rewrite_model(m.proto, m.graph, plan, remakes);
+  EXPECT_EQ(read_summary(some, "some")->anchors, 3u);
+  EXPECT_EQ(read_summary(all, "all")->anchors, 5u);
+  const onnx::NodeProto& side = node_named(all, "side");
+  EXPECT_NE(side.input(0), "a");  // reads a through its anchor on b
+  EXPECT_EQ(checker_problem(all), "");
+  EXPECT_EQ(shape_inference_problem(all), "");
 }
 
 TEST(RewriteModel, SwapFunctionsAreIdentityBodiesInTheirOwnDomain) {
@@ -234,7 +316,7 @@ TEST(RewriteModel, LaterReloadsAndTakenNamesGetNumbers) {
              {"free", "a"},       {"swap_in", "a"},  {"recompute", "relu"}, {"free", "a"},
              {"compute", "mul2"}, {"free", "d"},     {"free", "b"},         {"compute", "mul3"},
              {"free", "e"},       {"free", "y"},     {"compute", "sum"},    {"free", "f"}}));
-  onnx::ModelProto out = rewrite_model(m.proto, m.graph, plan, {});
+  onnx::ModelProto out = rewrite_model(m.proto, m.graph, plan, unanchored());
   EXPECT_EQ(io(node_named(out, "a_SwapIn").output()), std::vector<std::string>{"a_swapin_2"});
   EXPECT_EQ(io(node_named(out, "a_SwapIn_2").output()), std::vector<std::string>{"a_swapin_3"});
   EXPECT_EQ(io(node_named(out, "relu_recompute").input()), std::vector<std::string>{"a_swapin_3"});
