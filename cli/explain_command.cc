@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "ir/errors.h"
 #include "ir/units.h"
+#include "passes/engine_support.h"
 #include "passes/layer_report.h"
 #include "passes/plan_summary.h"
 
@@ -20,7 +21,16 @@ namespace {
 struct ExplainArgs {
   std::string model;
   bool json = false;
+  std::string engine;  // empty: every engine
 };
+
+std::vector<passes::EngineSupport> engines_for(const passes::PlanSummary& s,
+                                               const std::string& engine) {
+  std::vector<passes::EngineSupport> out;
+  for (auto& e : passes::engine_support(s))
+    if (engine.empty() || e.engine == engine) out.push_back(std::move(e));
+  return out;
+}
 
 onnx::ModelProto read_model(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -35,7 +45,8 @@ onnx::ModelProto read_model(const std::string& path) {
 }
 
 nlohmann::ordered_json to_json(const passes::PlanSummary& s,
-                               const std::vector<passes::LayerReport>& layers) {
+                               const std::vector<passes::LayerReport>& layers,
+                               const std::vector<passes::EngineSupport>& engines) {
   nlohmann::ordered_json out;
   out["plan_sha256"] = s.plan_sha256;
   out["model_sha256"] = s.model_sha256;
@@ -51,6 +62,10 @@ nlohmann::ordered_json to_json(const passes::PlanSummary& s,
   out["swap_outs"] = s.swap_outs;
   out["swap_ins"] = s.swap_ins;
   out["recomputes"] = s.recomputes;
+  out["anchors"] = s.anchors;
+  auto& realised = out["engines"] = nlohmann::ordered_json::array();
+  for (const auto& e : engines)
+    realised.push_back({{"engine", e.engine}, {"recomputes", e.recomputes}, {"swaps", e.swaps}});
   auto& rows = out["layers"] = nlohmann::ordered_json::array();
   for (const auto& l : layers) {
     nlohmann::ordered_json row;
@@ -66,8 +81,16 @@ nlohmann::ordered_json to_json(const passes::PlanSummary& s,
   return out;
 }
 
+void print_engines(const std::vector<passes::EngineSupport>& engines) {
+  for (const auto& e : engines)
+    std::cout << "engine     " << e.engine << ": recomputes: " << e.recomputes
+              << "\n           " << std::string(e.engine.size() + 2, ' ') << "swaps: " << e.swaps
+              << "\n";
+}
+
 void print_text(const std::string& path, const passes::PlanSummary& s,
-                const std::vector<passes::LayerReport>& layers) {
+                const std::vector<passes::LayerReport>& layers,
+                const std::vector<passes::EngineSupport>& engines) {
   const double overhead = s.baseline_iteration_seconds > 0
                               ? s.predicted_iteration_seconds / s.baseline_iteration_seconds - 1.0
                               : 0.0;
@@ -81,7 +104,8 @@ void print_text(const std::string& path, const passes::PlanSummary& s,
             << ir::human_seconds(s.baseline_iteration_seconds) << ", +" << std::fixed
             << std::setprecision(2) << overhead * 100 << "%)\n"
             << "nodes      " << s.swap_outs << " SwapOut, " << s.swap_ins << " SwapIn, "
-            << s.recomputes << " recompute\n";
+            << s.recomputes << " recompute, " << s.anchors << " anchors\n";
+  print_engines(engines);
   if (layers.empty()) {
     std::cout << "nothing is swapped or recomputed\n";
     return;
@@ -110,10 +134,11 @@ void run(const ExplainArgs& a) {
     throw InputError(a.model +
                      ": no memplan summary in metadata_props: not a model that memplan rewrote");
   auto layers = passes::layer_report(model);
+  auto engines = engines_for(*summary, a.engine);
   if (a.json)
-    std::cout << to_json(*summary, layers).dump(2) << "\n";
+    std::cout << to_json(*summary, layers, engines).dump(2) << "\n";
   else
-    print_text(a.model, *summary, layers);
+    print_text(a.model, *summary, layers, engines);
 }
 
 }  // namespace
@@ -125,6 +150,10 @@ void add_explain_command(CLI::App& app) {
   cmd->add_option("model", a->model, "A model written by `memplan rewrite` or `memplan plan`")
       ->required();
   cmd->add_flag("--json", a->json, "Print as JSON");
+  cmd->add_option("--engine", a->engine,
+                  "Say only what this engine does with the swaps and recomputes: memplan (its "
+                  "runtime), ort-cpu or ort-cuda (ONNX Runtime); default: all three")
+      ->check(CLI::IsMember(passes::known_engines()));
   cmd->callback([a] { run(*a); });
 }
 

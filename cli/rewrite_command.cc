@@ -4,7 +4,6 @@
 // anything is written.
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -26,7 +25,7 @@ struct RewriteArgs {
   std::string plan;
   std::string out;
   bool quiet = false;
-  passes::AnchorOrder anchors = passes::AnchorOrder::kRemakes;
+  std::string anchors = "remakes";
 };
 
 // model.sha256 as the plan states it; empty when it does not (plan_from_json
@@ -71,7 +70,9 @@ void run(RewriteArgs a) {
   passes::RewriteOptions options;
   options.plan_sha256 = plan_sha256;
   options.model_sha256 = in.model.sha256;
-  options.anchor_order = a.anchors;
+  options.anchor_order = a.anchors == "all"    ? passes::AnchorOrder::kAll
+                         : a.anchors == "none" ? passes::AnchorOrder::kNone
+                                               : passes::AnchorOrder::kRemakes;
   passes::PlanSummary s =
       passes::write_rewritten_model(in.model.proto, graph, plan, options, a.out);
   if (!a.quiet) {
@@ -92,16 +93,12 @@ void add_rewrite_command(CLI::App& app) {
   cmd->add_option("--plan", a->plan, "plan.json made for MODEL")->required();
   cmd->add_option("-o,--out", a->out, "The rewritten model (.onnx)")->required();
   cmd->add_flag("-q,--quiet", a->quiet, "Print nothing on success");
-  const std::map<std::string, passes::AnchorOrder> orders = {
-      {"none", passes::AnchorOrder::kNone},
-      {"remakes", passes::AnchorOrder::kRemakes},
-      {"all", passes::AnchorOrder::kAll}};
   cmd->add_option("--anchors", a->anchors,
                   "What waits, inside ONNX Runtime, for the node the plan issues it after: "
                   "remakes (recomputes and reloads), all (also every node that does not read "
                   "its predecessor) or none (docs/ort-anchoring.md)")
-      ->transform(CLI::CheckedTransformer(orders))
-      ->default_str("remakes");
+      ->check(CLI::IsMember({"remakes", "all", "none"}))
+      ->capture_default_str();
   cmd->callback([a] { run(*a); });
 }
 

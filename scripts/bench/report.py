@@ -154,7 +154,21 @@ def write_report(D, args):
     L += report_text.speed(speed, gbt, nodes, splots, rel, machine, skipped, D["gb"].get("context"))
     L += report_text.findings(q, speed, gbt, D["headline"], skipped)
     L += report_text.method(args.command, args.seconds, machine.get("quick"))
+    L += ort_peak_section()
     return L
+
+
+# Generated apart (scripts/bench/ort_peak_bench.py, minutes of ONNX Runtime
+# runs) and carried into every regenerated report.
+ORT_PEAK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "bench",
+                        "ort_peak.md")
+
+
+def ort_peak_section():
+    if not os.path.exists(ORT_PEAK):
+        return []
+    with open(ORT_PEAK) as f:
+        return ["", "<!-- ort-peak:begin -->", f.read().rstrip("\n"), "<!-- ort-peak:end -->"]
 
 
 # The hand-written notes on these figures (not generated).

@@ -133,6 +133,47 @@ TEST_F(RewriteCli, ExplainListsTheSummaryAndLayers) {
   EXPECT_GT(swaps + clones, 0u) << "half the peak needs something evicted";
 }
 
+// vDNN swaps only: memplan's runtime copies; ONNX Runtime cannot (its
+// Identity functions vanish), and explain says so per engine.
+TEST_F(RewriteCli, ExplainSaysWhatEachEngineRealises) {
+  auto j = run_memplan("explain --json " + planned_model());
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  json doc = json::parse(j.out);
+  ASSERT_EQ(doc["engines"].size(), 3u);
+  EXPECT_EQ(doc["engines"][0]["engine"], "memplan");
+  EXPECT_NE(doc["engines"][0]["swaps"].get<std::string>().find("copies in"), std::string::npos);
+  EXPECT_EQ(doc["engines"][1]["engine"], "ort-cpu");
+  EXPECT_EQ(doc["engines"][1]["swaps"].get<std::string>().rfind("not realised", 0), 0u);
+  // Each reload is ordered by an anchor or by reading the node before it.
+  EXPECT_GT(doc["anchors"].get<std::size_t>(), 0u);
+  EXPECT_LE(doc["anchors"].get<std::size_t>(), doc["swap_ins"].get<std::size_t>());
+
+  auto one = run_memplan("explain --engine ort-cuda " + planned_model());
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_NE(one.out.find("engine     ort-cuda: "), std::string::npos) << one.out;
+  EXPECT_EQ(one.out.find("engine     ort-cpu: "), std::string::npos) << one.out;
+  auto bad = run_memplan("explain --engine tensorrt " + planned_model());
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_EQ(bad.err.rfind("--engine: tensorrt not in {memplan,ort-cpu,ort-cuda}", 0), 0u) << bad.err;
+}
+
+// Without anchors the rewrite says so, and explain tells what ORT then does.
+TEST_F(RewriteCli, RewriteWithoutAnchorsSaysSo) {
+  std::string out = test::temp_path("unanchored") + ".onnx";
+  auto r = run_memplan("rewrite " + fixture("mlp") + " --plan " + plan() + " --anchors none -o " +
+                       out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(", 0 nodes ordered by anchors"), std::string::npos) << r.out;
+  auto j = run_memplan("explain --json " + out);
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_EQ(json::parse(j.out)["anchors"], 0);
+  auto bad = run_memplan("rewrite " + fixture("mlp") + " --plan " + plan() +
+                         " --anchors some -o " + out + "2");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_EQ(bad.err.rfind("--anchors: some not in {remakes,all,none}", 0), 0u) << bad.err;
+  EXPECT_FALSE(fs::exists(out + "2"));
+}
+
 TEST_F(RewriteCli, ExplainRefusesAModelMemplanDidNotWrite) {
   auto r = run_memplan("explain " + fixture("mlp"));
   EXPECT_EQ(r.exit_code, 2);
