@@ -83,9 +83,8 @@ nlohmann::ordered_json to_json(const passes::PlanSummary& s,
 
 void print_engines(const std::vector<passes::EngineSupport>& engines) {
   for (const auto& e : engines)
-    std::cout << "engine     " << e.engine << ": recomputes: " << e.recomputes
-              << "\n           " << std::string(e.engine.size() + 2, ' ') << "swaps: " << e.swaps
-              << "\n";
+    std::cout << "engine     " << e.engine << ": recomputes: " << e.recomputes << "\n           "
+              << std::string(e.engine.size() + 2, ' ') << "swaps: " << e.swaps << "\n";
 }
 
 void print_text(const std::string& path, const passes::PlanSummary& s,

@@ -77,9 +77,9 @@ void run(RewriteArgs a) {
       passes::write_rewritten_model(in.model.proto, graph, plan, options, a.out);
   if (!a.quiet) {
     const std::size_t before = graph.nodes().size();
-    std::cout << "wrote " << a.out << ": " << before << " nodes + " << s.swap_outs
-              << " SwapOut + " << s.swap_ins << " SwapIn + " << s.recomputes << " recompute, "
-              << s.anchors << " nodes ordered by anchors\n";
+    std::cout << "wrote " << a.out << ": " << before << " nodes + " << s.swap_outs << " SwapOut + "
+              << s.swap_ins << " SwapIn + " << s.recomputes << " recompute, " << s.anchors
+              << " nodes ordered by anchors\n";
   }
 }
 

@@ -3,9 +3,7 @@
 namespace memplan::passes {
 namespace {
 
-std::string count(std::size_t n, const std::string& what) {
-  return std::to_string(n) + " " + what;
-}
+std::string count(std::size_t n, const std::string& what) { return std::to_string(n) + " " + what; }
 
 std::string ort_recomputes(const PlanSummary& s, const std::string& measured) {
   if (s.recomputes == 0) return "none to run";
@@ -34,13 +32,14 @@ std::vector<EngineSupport> engine_support(const PlanSummary& s) {
                  s.recomputes == 0 ? "none to run"
                                    : count(s.recomputes, "recomputes") +
                                          " run in the plan's order (`memplan run`)",
-                 s.swap_ins == 0 ? "none to run"
-                                 : count(s.swap_outs, "copies out") + " and " +
-                                       count(s.swap_ins, "copies in") +
-                                       " run on the runtime's transfer streams"});
+                 s.swap_ins == 0
+                     ? "none to run"
+                     : count(s.swap_outs, "copies out") + " and " + count(s.swap_ins, "copies in") +
+                           " run on the runtime's transfer streams"});
   out.push_back({"ort-cpu",
-                 ort_recomputes(s, "checked against ORT 1.19's profiled order at all four "
-                                   "optimisation levels on the test fixtures"),
+                 ort_recomputes(s,
+                                "checked against ORT 1.19's profiled order at all four "
+                                "optimisation levels on the test fixtures"),
                  s.swap_ins == 0 ? "none to run"
                                  : std::string("not realised: ") + kSwapFunctions +
                                        "; on the CPU host and device memory are one, so a "

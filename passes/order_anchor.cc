@@ -40,9 +40,19 @@ bool OrderAnchor::can_anchor_on(std::int32_t elem_type, std::size_t rank) {
   using T = onnx::TensorProto;
   if (rank == 0) return false;
   switch (elem_type) {
-    case T::FLOAT: case T::UINT8: case T::INT8: case T::UINT16: case T::INT16:
-    case T::INT32: case T::INT64: case T::BOOL: case T::FLOAT16: case T::DOUBLE:
-    case T::UINT32: case T::UINT64: case T::BFLOAT16:
+    case T::FLOAT:
+    case T::UINT8:
+    case T::INT8:
+    case T::UINT16:
+    case T::INT16:
+    case T::INT32:
+    case T::INT64:
+    case T::BOOL:
+    case T::FLOAT16:
+    case T::DOUBLE:
+    case T::UINT32:
+    case T::UINT64:
+    case T::BFLOAT16:
       return true;
     default:
       return false;
@@ -62,8 +72,8 @@ const std::string& OrderAnchor::token(const std::string& after,
   std::string flat = values_.take(after, "_anchor_token");
   *out.Add() = make_node("Slice", node_names_.take(after, "_anchor_slice"),
                          {after, zero_, zero_, zero_}, empty, doc);
-  onnx::NodeProto cast = make_node("Cast", node_names_.take(after, "_anchor_cast"), {empty},
-                                   as_int, doc);
+  onnx::NodeProto cast =
+      make_node("Cast", node_names_.take(after, "_anchor_cast"), {empty}, as_int, doc);
   set_int(cast, "to", onnx::TensorProto::INT64);
   *out.Add() = std::move(cast);
   *out.Add() = make_node("Reshape", node_names_.take(after, "_anchor_flat"), {as_int, minus_one_},
@@ -80,8 +90,8 @@ std::string OrderAnchor::anchor(const std::string& input, const std::string& aft
   std::string target = values_.take(input, "_anchor_target");
   std::string anchored = values_.take(input, "_anchored");
   *out.Add() = make_node("Shape", node_names_.take(node, "_anchor_shape"), {input}, shape, doc);
-  onnx::NodeProto concat = make_node("Concat", node_names_.take(node, "_anchor_concat"),
-                                     {tok, shape}, target, doc);
+  onnx::NodeProto concat =
+      make_node("Concat", node_names_.take(node, "_anchor_concat"), {tok, shape}, target, doc);
   set_int(concat, "axis", 0);
   *out.Add() = std::move(concat);
   *out.Add() = make_node("Reshape", node_names_.take(node, "_anchor"), {input, target}, anchored,

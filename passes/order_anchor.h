@@ -51,8 +51,8 @@ class OrderAnchor {
   FreshNames& values_;
   FreshNames& node_names_;
   bool usable_;
-  std::string zero_;       // int64 [0]: Slice's starts, ends and axes
-  std::string minus_one_;  // int64 [-1]: flattens the empty slice
+  std::string zero_;                                     // int64 [0]: Slice's starts, ends and axes
+  std::string minus_one_;                                // int64 [-1]: flattens the empty slice
   std::unordered_map<std::string, std::string> tokens_;  // anchor tensor -> its token
   int count_ = 0;
 };

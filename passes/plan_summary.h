@@ -30,7 +30,8 @@ struct PlanSummary {
   std::size_t swap_outs = 0;
   std::size_t swap_ins = 0;
   std::size_t recomputes = 0;
-  // Order anchors made (passes/order_anchor.h); models rewritten before
+  // Nodes ordered by anchors (passes/order_anchor.h), not counting the
+  // guards against ORT's SkipLayerNorm fusion; models rewritten before
   // anchors existed have none and no key for it.
   std::size_t anchors = 0;
 };

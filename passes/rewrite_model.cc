@@ -127,7 +127,7 @@ class Rewriter {
     summary.swap_outs = summary_.swap_outs;
     summary.swap_ins = summary_.swap_ins;
     summary.recomputes = summary_.recomputes;
-    summary.anchors = anchors_.count();
+    summary.anchors = static_cast<std::size_t>(anchors_.count()) - fusion_guards_;
     write_summary(out, summary);
     return out;
   }
@@ -172,7 +172,8 @@ class Rewriter {
       return;
     const ir::TensorId x = ir_node.inputs[0];
     const ir::Tensor& tensor = graph_.tensor(x);
-    const bool from_add = tensor.producer != ir::kNoNode && graph_.node(tensor.producer).op_type == "Add";
+    const bool from_add =
+        tensor.producer != ir::kNoNode && graph_.node(tensor.producer).op_type == "Add";
     if (!from_add || plan_.decisions[x] == planner::Decision::kKeep ||
         !OrderAnchor::can_anchor_on(tensor.elem_type, tensor.shape.size()))
       return;
@@ -180,6 +181,7 @@ class Rewriter {
     std::string anchored = anchors_.anchor(input, input, node.name(), nodes_);
     renamed_from_.emplace(anchored, tensor.name);
     node.set_input(0, anchored);
+    ++fusion_guards_;
   }
 
   // A node that reads the latest node's output already runs after it, and
@@ -195,17 +197,21 @@ class Rewriter {
   // node's output went with it in a measured case (resnet_tiny).
   void note_anchor(const onnx::NodeProto& node) {
     if (node.output_size() == 0 || node.output(0).empty() || node.op_type() == "Identity") return;
-    auto from = renamed_from_.find(node.output(0));
-    auto t = graph_.find_tensor(from == renamed_from_.end() ? node.output(0) : from->second);
+    auto t = original_of(node.output(0));
     if (!t) return;
     const ir::Tensor& tensor = graph_.tensor(*t);
     if (tensor.shape_known && OrderAnchor::can_anchor_on(tensor.elem_type, tensor.shape.size()))
       last_anchor_ = node.output(0);
   }
 
-  std::uint64_t bytes_of(const std::string& value) const {
+  // The graph tensor a value of the rewritten model stands for.
+  std::optional<ir::TensorId> original_of(const std::string& value) const {
     auto from = renamed_from_.find(value);
-    auto t = graph_.find_tensor(from == renamed_from_.end() ? value : from->second);
+    return graph_.find_tensor(from == renamed_from_.end() ? value : from->second);
+  }
+
+  std::uint64_t bytes_of(const std::string& value) const {
+    auto t = original_of(value);
     return t ? graph_.tensor(*t).bytes : 0;
   }
 
@@ -220,8 +226,7 @@ class Rewriter {
     std::pair<int, std::uint64_t> best_key{0, 0};
     for (int i = 0; i < node.input_size(); ++i) {
       if (node.input(i).empty()) continue;
-      auto from = renamed_from_.find(node.input(i));
-      auto t = graph_.find_tensor(from == renamed_from_.end() ? node.input(i) : from->second);
+      auto t = original_of(node.input(i));
       if (!t) continue;
       const ir::Tensor& tensor = graph_.tensor(*t);
       const int kind = tensor.is_initializer ? 0 : tensor.is_graph_input ? 1 : 2;
@@ -242,8 +247,7 @@ class Rewriter {
     const int i = anchor_slot(node, remake);
     if (i < 0 || (!remake && bytes_of(node.input(i)) < min_anchored_bytes_)) return;
     std::string anchored = anchors_.anchor(node.input(i), last_anchor_, node.name(), nodes_);
-    auto from = renamed_from_.find(node.input(i));
-    renamed_from_.emplace(anchored, from == renamed_from_.end() ? node.input(i) : from->second);
+    renamed_from_.emplace(anchored, graph_.tensor(*original_of(node.input(i))).name);
     node.set_input(i, anchored);
   }
 
@@ -295,7 +299,8 @@ class Rewriter {
     const std::string& name = graph_.tensor(t).name;
     std::string fresh = values_.take(name, "_swapin");
     renamed_from_.emplace(fresh, name);
-    onnx::NodeProto node = make_swap_node(kSwapInOp, node_names_.take(name, "_SwapIn"), host_[t], fresh);
+    onnx::NodeProto node =
+        make_swap_node(kSwapInOp, node_names_.take(name, "_SwapIn"), host_[t], fresh);
     anchor(node, true);
     *nodes_.Add() = std::move(node);
     current_[t] = std::move(fresh);
@@ -382,9 +387,10 @@ class Rewriter {
   OrderAnchor anchors_;
   AnchorOrder anchor_order_;
   std::uint64_t min_anchored_bytes_;
-  std::string last_anchor_;  // the output the next clone or reload is ordered after
-  bool uses_ms_domain_ = false;      // a dropout was remade from its mask
-  PlanSummary summary_;              // step counts only
+  std::string last_anchor_;        // the output the next clone or reload is ordered after
+  std::size_t fusion_guards_ = 0;  // anchors that only keep ORT from fusing
+  bool uses_ms_domain_ = false;    // a dropout was remade from its mask
+  PlanSummary summary_;            // step counts only
 };
 
 }  // namespace

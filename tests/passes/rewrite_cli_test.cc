@@ -154,21 +154,22 @@ TEST_F(RewriteCli, ExplainSaysWhatEachEngineRealises) {
   EXPECT_EQ(one.out.find("engine     ort-cpu: "), std::string::npos) << one.out;
   auto bad = run_memplan("explain --engine tensorrt " + planned_model());
   EXPECT_NE(bad.exit_code, 0);
-  EXPECT_EQ(bad.err.rfind("--engine: tensorrt not in {memplan,ort-cpu,ort-cuda}", 0), 0u) << bad.err;
+  EXPECT_EQ(bad.err.rfind("--engine: tensorrt not in {memplan,ort-cpu,ort-cuda}", 0), 0u)
+      << bad.err;
 }
 
 // Without anchors the rewrite says so, and explain tells what ORT then does.
 TEST_F(RewriteCli, RewriteWithoutAnchorsSaysSo) {
   std::string out = test::temp_path("unanchored") + ".onnx";
-  auto r = run_memplan("rewrite " + fixture("mlp") + " --plan " + plan() + " --anchors none -o " +
-                       out);
+  auto r =
+      run_memplan("rewrite " + fixture("mlp") + " --plan " + plan() + " --anchors none -o " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find(", 0 nodes ordered by anchors"), std::string::npos) << r.out;
   auto j = run_memplan("explain --json " + out);
   ASSERT_EQ(j.exit_code, 0) << j.err;
   EXPECT_EQ(json::parse(j.out)["anchors"], 0);
-  auto bad = run_memplan("rewrite " + fixture("mlp") + " --plan " + plan() +
-                         " --anchors some -o " + out + "2");
+  auto bad = run_memplan("rewrite " + fixture("mlp") + " --plan " + plan() + " --anchors some -o " +
+                         out + "2");
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_EQ(bad.err.rfind("--anchors: some not in {remakes,all,none}", 0), 0u) << bad.err;
   EXPECT_FALSE(fs::exists(out + "2"));

@@ -114,7 +114,8 @@ TEST_P(RewriteFixture, HalfBudgetPlanRewritesCleanly) {
     if (n.doc_string().rfind("memplan:anchor", 0) == 0) continue;
     if (remake) {
       bool ordered = false;
-      for (const auto& in : n.input()) ordered |= anchored_values.count(in) != 0 || recent.count(in) != 0;
+      for (const auto& in : n.input())
+        ordered |= anchored_values.count(in) != 0 || recent.count(in) != 0;
       anchored += ordered;
     } else {
       recent.clear();

@@ -228,7 +228,8 @@ TEST(RewriteModel, TheWholeOrderWaitsWhereNoInputOrdersIt) {
   Loaded m = load(b.proto());
   std::vector<Step> schedule = swap_and_recompute(m.graph);
   // side right after relu
-  schedule.insert(schedule.begin() + 3, Step{planner::StepOp::kCompute, *m.graph.find_node("side")});
+  schedule.insert(schedule.begin() + 3,
+                  Step{planner::StepOp::kCompute, *m.graph.find_node("side")});
   planner::Plan plan = plan_for(m.graph, schedule);
   RewriteOptions whole;
   whole.anchor_order = AnchorOrder::kAll;
