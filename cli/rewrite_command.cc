@@ -96,7 +96,9 @@ void add_rewrite_command(CLI::App& app) {
   cmd->add_option("--anchors", a->anchors,
                   "What waits, inside ONNX Runtime, for the node the plan issues it after: "
                   "remakes (recomputes and reloads), all (also every node that does not read "
-                  "its predecessor) or none (docs/ort-anchoring.md)")
+                  "its predecessor: the plan's whole order, for the most memory saved with "
+                  "SessionOptions.enable_mem_reuse = False, but some fusions are lost) or none "
+                  "(docs/ort-anchoring.md)")
       ->check(CLI::IsMember({"remakes", "all", "none"}))
       ->capture_default_str();
   cmd->callback([a] { run(*a); });

@@ -12,7 +12,9 @@ std::string ort_recomputes(const PlanSummary& s, const std::string& measured) {
            " without anchors run as soon as their inputs exist, and from level BASIC on ORT "
            "merges a clone equal to its original into it (rewrite with --anchors remakes)";
   return count(s.recomputes, "clones") + " run after the node the plan issues each after, " +
-         "held there by " + count(s.anchors, "anchors") + " (" + measured + ")";
+         "held there by " + count(s.anchors, "anchors") + " (" + measured +
+         "); the memory they free is freed only with SessionOptions.enable_mem_reuse = False "
+         "(ORT's planner otherwise keeps a freed buffer for a later tensor of its size)";
 }
 
 constexpr const char* kSwapFunctions =

@@ -11,7 +11,10 @@ thread runs, and the script re-runs itself with MALLOC_MMAP_THRESHOLD_=65536
 (freed tensors leave RSS at once). Two runs agree within a fraction of a MiB
 (docs/ort-anchoring.md). Graph inputs get seeded data: parameters small and
 random, integer inputs in [0, 2), bool inputs True, accumulation buffers 0.
-Level: ORT_LEVEL=DISABLE_ALL|BASIC|EXTENDED|ALL (default ALL).
+Level: ORT_LEVEL=DISABLE_ALL|BASIC|EXTENDED|ALL (default ALL). ORT_MEM_REUSE=0
+turns off ORT's static buffer reuse (SessionOptions.enable_mem_reuse), which
+otherwise holds a freed buffer for a later tensor of the same size and so
+undoes a plan's frees (docs/ort-anchoring.md).
 """
 import os
 import sys
@@ -71,6 +74,7 @@ def main() -> int:
     }[level]
     so.enable_cpu_mem_arena = False
     so.enable_mem_pattern = False
+    so.enable_mem_reuse = os.environ.get("ORT_MEM_REUSE", "1") == "1"
     so.intra_op_num_threads = 1
     so.inter_op_num_threads = 1
     so.log_severity_level = 3
