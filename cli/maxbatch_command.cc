@@ -42,9 +42,10 @@ struct Row {
 
 Row evaluate(const MaxBatchArgs& a, std::int64_t batch, double max_overhead) {
   ModelOptions o = a.model;
-  o.dims.erase(std::remove_if(o.dims.begin(), o.dims.end(),
-                              [&](const std::string& d) { return d.rfind(a.dim_name + "=", 0) == 0; }),
-               o.dims.end());
+  o.dims.erase(
+      std::remove_if(o.dims.begin(), o.dims.end(),
+                     [&](const std::string& d) { return d.rfind(a.dim_name + "=", 0) == 0; }),
+      o.dims.end());
   o.dims.push_back(a.dim_name + "=" + std::to_string(batch));
   ModelInputs in = load_inputs(o);
   const ir::Graph& g = in.model.graph;
@@ -58,7 +59,8 @@ Row evaluate(const MaxBatchArgs& a, std::int64_t batch, double max_overhead) {
   r.peak = r.baseline_peak;
   r.iteration = r.baseline_iteration;
   double swapped = 0, recompute = 0, fwd = 0, bwd = 0;
-  for (ir::NodeId i = 0; i < g.nodes().size(); ++i) (g.node(i).is_forward ? fwd : bwd) += in.costs.seconds[i];
+  for (ir::NodeId i = 0; i < g.nodes().size(); ++i)
+    (g.node(i).is_forward ? fwd : bwd) += in.costs.seconds[i];
   if (!r.fits_without_plan) {
     planner::PlanRequest req;
     req.budget_bytes = budget;
@@ -70,7 +72,8 @@ Row evaluate(const MaxBatchArgs& a, std::int64_t batch, double max_overhead) {
     r.iteration = out.plan.predicted.iteration_seconds;
     recompute = out.plan.predicted.compute_seconds - r.baseline_iteration;
     for (ir::TensorId t = 0; t < out.plan.decisions.size(); ++t)
-      if (out.plan.decisions[t] == planner::Decision::kSwap) swapped += static_cast<double>(g.tensor(t).bytes);
+      if (out.plan.decisions[t] == planner::Decision::kSwap)
+        swapped += static_cast<double>(g.tensor(t).bytes);
   }
   r.overhead = r.iteration / r.baseline_iteration - 1.0;
   r.fits = r.overhead <= max_overhead + 1e-12;
@@ -118,39 +121,52 @@ void run_maxbatch(const MaxBatchArgs& a) {
     doc["throughput_samples_per_s"] = best_tp != nullptr ? best_tp->samples_per_s : 0;
     auto& table = doc["table"] = nlohmann::ordered_json::array();
     for (const auto& [b, r] : rows)
-      table.push_back({{"batch", b}, {"baseline_peak_bytes", r.baseline_peak}, {"fits_without_plan", r.fits_without_plan},
-                       {"fits", r.fits}, {"peak_bytes", r.peak}, {"iteration_seconds", r.iteration},
-                       {"overhead_percent", 100 * r.overhead}, {"samples_per_s", r.samples_per_s},
+      table.push_back({{"batch", b},
+                       {"baseline_peak_bytes", r.baseline_peak},
+                       {"fits_without_plan", r.fits_without_plan},
+                       {"fits", r.fits},
+                       {"peak_bytes", r.peak},
+                       {"iteration_seconds", r.iteration},
+                       {"overhead_percent", 100 * r.overhead},
+                       {"samples_per_s", r.samples_per_s},
                        {"atp_model_samples_per_s", r.atp_tp}});
     std::cout << doc.dump(2) << "\n";
     return;
   }
-  std::printf("%7s %12s %8s %6s %12s %12s %10s %12s %12s\n", "batch", "baseline", "no-plan", "fits", "peak",
-              "iteration", "overhead", "samples/s", "ATP TP(B)");
+  std::printf("%7s %12s %8s %6s %12s %12s %10s %12s %12s\n", "batch", "baseline", "no-plan", "fits",
+              "peak", "iteration", "overhead", "samples/s", "ATP TP(B)");
   for (const auto& [b, r] : rows)
     std::printf("%7lld %12s %8s %6s %12s %12s %9.2f%% %12.1f %12.1f\n", static_cast<long long>(b),
-                ir::human_bytes(r.baseline_peak).c_str(), r.fits_without_plan ? "fits" : "-", r.fits ? "yes" : "no",
-                ir::human_bytes(r.peak).c_str(), ir::human_seconds(r.iteration).c_str(), 100 * r.overhead,
-                r.samples_per_s, r.atp_tp);
-  std::printf("\nlargest batch within %.0f%% overhead: %lld (without a plan: %lld)\n", 100 * max_overhead,
-              static_cast<long long>(lo), static_cast<long long>(largest_without_plan));
+                ir::human_bytes(r.baseline_peak).c_str(), r.fits_without_plan ? "fits" : "-",
+                r.fits ? "yes" : "no", ir::human_bytes(r.peak).c_str(),
+                ir::human_seconds(r.iteration).c_str(), 100 * r.overhead, r.samples_per_s,
+                r.atp_tp);
+  std::printf("\nlargest batch within %.0f%% overhead: %lld (without a plan: %lld)\n",
+              100 * max_overhead, static_cast<long long>(lo),
+              static_cast<long long>(largest_without_plan));
   if (best_tp != nullptr)
-    std::printf("highest throughput: batch %lld, %.1f samples/s\n", static_cast<long long>(best_tp->batch),
-                best_tp->samples_per_s);
+    std::printf("highest throughput: batch %lld, %.1f samples/s\n",
+                static_cast<long long>(best_tp->batch), best_tp->samples_per_s);
   if (lo == 0) throw InfeasibleError("no batch size fits the device within the overhead limit");
 }
 
 }  // namespace
 
 void add_maxbatch_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("maxbatch", "Largest batch that fits, and the batch with the most samples/s");
+  auto* cmd = app.add_subcommand("maxbatch",
+                                 "Largest batch that fits, and the batch with the most samples/s");
   auto a = std::make_shared<MaxBatchArgs>();
   a->model.add_to(*cmd);
-  cmd->add_option("--dim-name", a->dim_name, "The symbolic dim that is the batch")->capture_default_str();
-  cmd->add_option("--max-overhead", a->max_overhead, "Largest iteration-time overhead allowed")->capture_default_str();
-  cmd->add_option("--solver", a->solver, "Solver for batches that need a plan")->capture_default_str();
+  cmd->add_option("--dim-name", a->dim_name, "The symbolic dim that is the batch")
+      ->capture_default_str();
+  cmd->add_option("--max-overhead", a->max_overhead, "Largest iteration-time overhead allowed")
+      ->capture_default_str();
+  cmd->add_option("--solver", a->solver, "Solver for batches that need a plan")
+      ->capture_default_str();
   cmd->add_option("--budget", a->budget, "Memory limit (default: the device's memory)");
-  cmd->add_option("--max-batch", a->max_batch, "Stop searching here")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--max-batch", a->max_batch, "Stop searching here")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--json", a->json, "Print the answer and the table as JSON");
   cmd->callback([a] { run_maxbatch(*a); });
 }
