@@ -25,7 +25,7 @@ struct RewriteArgs {
   std::string plan;
   std::string out;
   bool quiet = false;
-  std::string anchors = "remakes";
+  std::string anchors = "all";
 };
 
 // model.sha256 as the plan states it; empty when it does not (plan_from_json
@@ -94,11 +94,10 @@ void add_rewrite_command(CLI::App& app) {
   cmd->add_option("-o,--out", a->out, "The rewritten model (.onnx)")->required();
   cmd->add_flag("-q,--quiet", a->quiet, "Print nothing on success");
   cmd->add_option("--anchors", a->anchors,
-                  "What waits, inside ONNX Runtime, for the node the plan issues it after: "
-                  "remakes (recomputes and reloads), all (also every node that does not read "
-                  "its predecessor: the plan's whole order, for the most memory saved with "
-                  "SessionOptions.enable_mem_reuse = False, but some fusions are lost) or none "
-                  "(docs/ort-anchoring.md)")
+                  "What waits, inside ONNX Runtime, for the node the plan issues it after: all "
+                  "(the plan's whole order: recomputes, reloads and the nodes ORT would move), "
+                  "remakes (recomputes and reloads only) or none. The memory is freed in ORT "
+                  "only with SessionOptions.enable_mem_reuse = False (docs/ort-anchoring.md)")
       ->check(CLI::IsMember({"remakes", "all", "none"}))
       ->capture_default_str();
   cmd->callback([a] { run(*a); });

@@ -150,7 +150,9 @@ class Rewriter {
   void compute(ir::NodeId n) {
     onnx::NodeProto node = clone(n);
     guard_against_skip_layer_norm_fusion(n, node);
-    if (anchor_order_ == AnchorOrder::kAll && !reads(node, last_anchor_)) anchor(node, false);
+    if (anchor_order_ == AnchorOrder::kAll && !ordered_after_safe_anchor(node) &&
+        !folded_into_reader(node.op_type()))
+      anchor(node, false);
     *nodes_.Add() = std::move(node);
     note_anchor(nodes_[nodes_.size() - 1]);
   }
@@ -196,12 +198,48 @@ class Rewriter {
   // Not an Identity: ORT removes those at BASIC, and a Slice of the removed
   // node's output went with it in a measured case (resnet_tiny).
   void note_anchor(const onnx::NodeProto& node) {
+    for (const auto& o : node.output())
+      if (!o.empty()) since_safe_anchor_.insert(o);
     if (node.output_size() == 0 || node.output(0).empty() || node.op_type() == "Identity") return;
     auto t = original_of(node.output(0));
     if (!t) return;
     const ir::Tensor& tensor = graph_.tensor(*t);
-    if (tensor.shape_known && OrderAnchor::can_anchor_on(tensor.elem_type, tensor.shape.size()))
+    if (tensor.shape_known && OrderAnchor::can_anchor_on(tensor.elem_type, tensor.shape.size())) {
       last_anchor_ = node.output(0);
+      if (!fusion_head(node.op_type())) {
+        last_safe_anchor_ = node.output(0);
+        since_safe_anchor_.clear();
+        since_safe_anchor_.insert(node.output().begin(), node.output().end());
+      }
+    }
+  }
+
+  // Ops whose output ORT fuses into its reader, or whose reader it fuses
+  // in (MatMul and its scale, Add and a normalisation or activation): with
+  // the whole order anchored, neither their outputs nor the edges out of
+  // them get an anchor, so the fusions of the original are kept.
+  static bool fusion_head(std::string_view op) {
+    for (std::string_view f : {"MatMul", "Gemm", "FusedMatMul", "Add", "Mul", "Div", "Sub",
+                               "Transpose", "Cast", "Conv", "Identity"})
+      if (op == f) return true;
+    return false;
+  }
+
+  // With the whole order anchored, these nodes get no anchor of their own:
+  // a scale, cast or layout op that ORT folds into the node reading it
+  // (MatMulScaleFusion, gpt2_tiny), and the Sum or Add that ORT folds a
+  // Gemm's output into (GemmSumFusion, gpt2_tiny's tied embedding). An
+  // anchor on their input changed the values' last bits at EXTENDED.
+  static bool folded_into_reader(std::string_view op) {
+    for (std::string_view f :
+         {"Mul", "Div", "Transpose", "Cast", "Identity", "Reshape", "Sum", "Add"})
+      if (op == f) return true;
+    return false;
+  }
+
+  bool ordered_after_safe_anchor(const onnx::NodeProto& node) const {
+    return std::any_of(node.input().begin(), node.input().end(),
+                       [this](const std::string& in) { return since_safe_anchor_.count(in) != 0; });
   }
 
   // The graph tensor a value of the rewritten model stands for.
@@ -231,6 +269,9 @@ class Rewriter {
       const ir::Tensor& tensor = graph_.tensor(*t);
       const int kind = tensor.is_initializer ? 0 : tensor.is_graph_input ? 1 : 2;
       if (kind < 2 && !remake) continue;
+      if (!remake && tensor.producer != ir::kNoNode &&
+          fusion_head(graph_.node(tensor.producer).op_type))
+        continue;
       const std::pair<int, std::uint64_t> key{kind, tensor.bytes};
       if (best < 0 || key > best_key) {
         best = i;
@@ -243,10 +284,11 @@ class Rewriter {
   // Makes `node` wait, inside ONNX Runtime, for the node the plan issues it
   // after: one computed input is read through an anchor.
   void anchor(onnx::NodeProto& node, bool remake) {
-    if (anchor_order_ == AnchorOrder::kNone || last_anchor_.empty()) return;
+    const std::string& after = remake ? last_anchor_ : last_safe_anchor_;
+    if (anchor_order_ == AnchorOrder::kNone || after.empty()) return;
     const int i = anchor_slot(node, remake);
     if (i < 0 || (!remake && bytes_of(node.input(i)) < min_anchored_bytes_)) return;
-    std::string anchored = anchors_.anchor(node.input(i), last_anchor_, node.name(), nodes_);
+    std::string anchored = anchors_.anchor(node.input(i), after, node.name(), nodes_);
     renamed_from_.emplace(anchored, graph_.tensor(*original_of(node.input(i))).name);
     node.set_input(i, anchored);
   }
@@ -387,7 +429,11 @@ class Rewriter {
   OrderAnchor anchors_;
   AnchorOrder anchor_order_;
   std::uint64_t min_anchored_bytes_;
-  std::string last_anchor_;        // the output the next clone or reload is ordered after
+  std::string last_anchor_;  // the output the next clone or reload is ordered after
+  // With the whole order anchored, what the next plain node is ordered after:
+  // the latest output of an op no fusion starts from, and what was made since.
+  std::string last_safe_anchor_;
+  std::unordered_set<std::string> since_safe_anchor_;
   std::size_t fusion_guards_ = 0;  // anchors that only keep ORT from fusing
   bool uses_ms_domain_ = false;    // a dropout was remade from its mask
   PlanSummary summary_;            // step counts only

@@ -8,9 +8,9 @@ namespace memplan::passes {
 enum class AnchorOrder {
   kNone,     // ORT runs the nodes in its own order
   kRemakes,  // recompute clones and reloads only
-  kAll,      // also every node that does not read the node before it (and
-             // reads a tensor of min_anchored_bytes or more); may keep ORT
-             // from fusing (values can differ in the last bits at EXTENDED)
+  kAll,      // also plain nodes that read nothing made since the latest
+             // anchor and read a tensor of min_anchored_bytes or more, so ORT
+             // follows the plan's whole order; edges ORT fuses are left alone
 };
 
 struct RewriteOptions {
@@ -27,7 +27,7 @@ struct RewriteOptions {
   bool copy_value_info = true;
   // Which nodes wait, inside ONNX Runtime, for the node the plan issues them
   // after, through a data dependency it keeps (passes/order_anchor.h).
-  AnchorOrder anchor_order = AnchorOrder::kRemakes;
+  AnchorOrder anchor_order = AnchorOrder::kAll;
   // With kAll, a node that reads only smaller tensors is not anchored: where
   // ORT runs it moves little memory, and anchoring the small integer tensors
   // shapes are computed from would stop ORT's and ONNX's constant folding.

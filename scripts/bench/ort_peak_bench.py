@@ -7,7 +7,7 @@ For each model and budget: `memplan plan --solver recompute-greedy` (a
 recompute-only plan), then the peak memory growth of one training step in
 ONNX Runtime 1.19 (CPU, level ALL, scripts/ort_peak.py: arena and memory
 patterns off, one thread, freed tensors leave RSS) of the original model, of
-the rewrites with `--anchors none`, `remakes` (the default) and `all`, with
+the rewrites with `--anchors none`, `remakes` and `all` (the default), with
 ORT's static buffer reuse on (its default) and off. The saving is the original's growth less
 the rewrite's; the prediction is plan.json's baseline_peak_bytes less its
 peak_bytes. Writes docs/bench/ort_peak.md and the same table into
@@ -112,7 +112,7 @@ def table(rows: list[str], seconds: float) -> str:
         "*reuse off* sets `SessionOptions.enable_mem_reuse = False`, without which ORT's planner "
         "hands a freed buffer to a later tensor of the same size and holds it in between, "
         "which undoes the plan's frees (docs/ort-anchoring.md). Rewrites: `--anchors none`, "
-        "the default `remakes`, and `all`. *Predicted* is the plan's saving (baseline_peak_bytes − "
+        "`remakes`, and `all` (the default). *Predicted* is the plan's saving (baseline_peak_bytes − "
         "peak_bytes), *realised* the `all` rewrite's saving without reuse over it. "
         "Where a recompute-only plan cannot reach the budget, it is made at the first of 2, 5, 10 "
         "and 20 %% above the smallest budget memplan can reach that it can (\"→ floor +N %%\"). "

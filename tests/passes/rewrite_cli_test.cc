@@ -144,9 +144,8 @@ TEST_F(RewriteCli, ExplainSaysWhatEachEngineRealises) {
   EXPECT_NE(doc["engines"][0]["swaps"].get<std::string>().find("copies in"), std::string::npos);
   EXPECT_EQ(doc["engines"][1]["engine"], "ort-cpu");
   EXPECT_EQ(doc["engines"][1]["swaps"].get<std::string>().rfind("not realised", 0), 0u);
-  // Each reload is ordered by an anchor or by reading the node before it.
+  // Reloads, and with the whole order anchored (the default) other nodes too.
   EXPECT_GT(doc["anchors"].get<std::size_t>(), 0u);
-  EXPECT_LE(doc["anchors"].get<std::size_t>(), doc["swap_ins"].get<std::size_t>());
 
   auto one = run_memplan("explain --engine ort-cuda " + planned_model());
   ASSERT_EQ(one.exit_code, 0) << one.err;

@@ -216,19 +216,19 @@ TEST(RewriteModel, ReloadsAndRecomputesWaitForTheNodeBeforeThem) {
 }
 
 // With the whole order anchored, a node that does not read the output of
-// the node before it waits for it too. `side = Neg(a)`, issued after relu,
-// waits for relu's b; ln, issued after side, waits for side's output. Every
-// other node of the chain reads its predecessor's output.
+// the node before it waits for it too. `side = Neg(b)`, issued after ln,
+// waits for ln's y; neg, issued after side, waits for side's output. Every
+// other node reads an output made since its anchor.
 TEST(RewriteModel, TheWholeOrderWaitsWhereNoInputOrdersIt) {
   onnx::ModelProto model = hand_model();
   test::ModelBuilder b;
   b.proto() = model;
-  b.node("Neg", {"a"}, {"side"}, "side");
+  b.node("Neg", {"b"}, {"side"}, "side");
   b.output("side", {std::int64_t{2}, std::int64_t{4}}, 1, /*with_shape=*/true);
   Loaded m = load(b.proto());
   std::vector<Step> schedule = swap_and_recompute(m.graph);
-  // side right after relu
-  schedule.insert(schedule.begin() + 3,
+  // side right after ln, before b is freed
+  schedule.insert(schedule.begin() + 5,
                   Step{planner::StepOp::kCompute, *m.graph.find_node("side")});
   planner::Plan plan = plan_for(m.graph, schedule);
   RewriteOptions whole;
@@ -241,7 +241,7 @@ TEST(RewriteModel, TheWholeOrderWaitsWhereNoInputOrdersIt) {
   EXPECT_EQ(read_summary(some, "some")->anchors, 3u);
   EXPECT_EQ(read_summary(all, "all")->anchors, 5u);
   const onnx::NodeProto& side = node_named(all, "side");
-  EXPECT_NE(side.input(0), "a");  // reads a through its anchor on b
+  EXPECT_NE(side.input(0), "b");  // reads b through its anchor on y
   EXPECT_EQ(checker_problem(all), "");
   EXPECT_EQ(shape_inference_problem(all), "");
 }
