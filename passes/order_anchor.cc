@@ -96,7 +96,6 @@ std::string OrderAnchor::anchor(const std::string& input, const std::string& aft
   *out.Add() = std::move(concat);
   *out.Add() = make_node("Reshape", node_names_.take(node, "_anchor"), {input, target}, anchored,
                          std::string(kAnchorDoc) + after);
-  ++count_;
   return anchored;
 }
 

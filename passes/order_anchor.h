@@ -42,7 +42,6 @@ class OrderAnchor {
 
   // The constants the anchors read, once, if any anchor was made.
   void add_initializers(onnx::GraphProto& graph) const;
-  int count() const { return count_; }
 
  private:
   const std::string& token(const std::string& after,
@@ -54,7 +53,6 @@ class OrderAnchor {
   std::string zero_;                                     // int64 [0]: Slice's starts, ends and axes
   std::string minus_one_;                                // int64 [-1]: flattens the empty slice
   std::unordered_map<std::string, std::string> tokens_;  // anchor tensor -> its token
-  int count_ = 0;
 };
 
 }  // namespace memplan::passes

@@ -127,7 +127,7 @@ class Rewriter {
     summary.swap_outs = summary_.swap_outs;
     summary.swap_ins = summary_.swap_ins;
     summary.recomputes = summary_.recomputes;
-    summary.anchors = static_cast<std::size_t>(anchors_.count()) - fusion_guards_;
+    summary.anchors = ordered_;
     write_summary(out, summary);
     return out;
   }
@@ -179,11 +179,15 @@ class Rewriter {
     if (!from_add || plan_.decisions[x] == planner::Decision::kKeep ||
         !OrderAnchor::can_anchor_on(tensor.elem_type, tensor.shape.size()))
       return;
-    const std::string input = node.input(0);
-    std::string anchored = anchors_.anchor(input, input, node.name(), nodes_);
-    renamed_from_.emplace(anchored, tensor.name);
-    node.set_input(0, anchored);
-    ++fusion_guards_;
+    read_through_anchor(node, 0, node.input(0));
+  }
+
+  // Input `slot` of `node` is read through an anchor on `after`.
+  void read_through_anchor(onnx::NodeProto& node, int slot, const std::string& after) {
+    const std::string& input = node.input(slot);
+    std::string anchored = anchors_.anchor(input, after, node.name(), nodes_);
+    renamed_from_.emplace(anchored, graph_.tensor(*original_of(input)).name);
+    node.set_input(slot, anchored);
   }
 
   // A node that reads the latest node's output already runs after it, and
@@ -288,9 +292,8 @@ class Rewriter {
     if (anchor_order_ == AnchorOrder::kNone || after.empty()) return;
     const int i = anchor_slot(node, remake);
     if (i < 0 || (!remake && bytes_of(node.input(i)) < min_anchored_bytes_)) return;
-    std::string anchored = anchors_.anchor(node.input(i), after, node.name(), nodes_);
-    renamed_from_.emplace(anchored, graph_.tensor(*original_of(node.input(i))).name);
-    node.set_input(i, anchored);
+    read_through_anchor(node, i, after);
+    ++ordered_;
   }
 
   // The nodes that remake node n: a copy of it, or for a dropout the ONNX
@@ -434,9 +437,9 @@ class Rewriter {
   // the latest output of an op no fusion starts from, and what was made since.
   std::string last_safe_anchor_;
   std::unordered_set<std::string> since_safe_anchor_;
-  std::size_t fusion_guards_ = 0;  // anchors that only keep ORT from fusing
-  bool uses_ms_domain_ = false;    // a dropout was remade from its mask
-  PlanSummary summary_;            // step counts only
+  std::size_t ordered_ = 0;      // nodes anchored for order (the fusion guards aside)
+  bool uses_ms_domain_ = false;  // a dropout was remade from its mask
+  PlanSummary summary_;          // step counts only
 };
 
 }  // namespace

@@ -24,7 +24,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "tests", "integration"))
+from ort_session import LEVEL_NAMES  # noqa: E402
 
 
 def lifetimes(model, pos: dict, sources: set) -> dict:
@@ -62,12 +62,12 @@ def main() -> int:
     ap.add_argument("model")
     ap.add_argument("dims", nargs="*", help="name=value")
     ap.add_argument("--memplan", default=os.path.join(HERE, "..", "build", "cli", "memplan"))
-    ap.add_argument("--level", default="DISABLE_ALL", choices=["DISABLE_ALL", "BASIC", "EXTENDED", "ALL"])
+    ap.add_argument("--level", default="DISABLE_ALL", choices=LEVEL_NAMES)
     ap.add_argument("--top", type=int, default=20, help="tensors to list")
     args = ap.parse_args()
     import onnx
-    import ort_order
     import ort_peak
+    import ort_session
 
     dims = {k: int(v) for k, v in (d.split("=", 1) for d in args.dims)}
     dim_args = [a for k, v in dims.items() for a in ("--dim", f"{k}={v}")]
@@ -75,7 +75,7 @@ def main() -> int:
                        capture_output=True, text=True, check=True)
     size = {k: v["bytes"] for k, v in json.loads(r.stdout)["tensor_shapes"].items()}
     model = onnx.load(args.model)
-    _, order = ort_order.profiled_run(model, ort_peak.feeds_for(model, dims), args.level)
+    _, order = ort_session.profiled_run(model, ort_peak.feeds_for(model, dims), args.level)
     sources = {i.name for i in model.graph.input} | {t.name for t in model.graph.initializer}
     outputs = {o.name for o in model.graph.output}
     listed = {n.name: i for i, n in enumerate(model.graph.node)}

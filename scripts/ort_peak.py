@@ -56,7 +56,8 @@ def main() -> int:
         os.environ["MALLOC_MMAP_THRESHOLD_"] = THRESHOLD
         os.execv(sys.executable, [sys.executable, *sys.argv])
     import onnx
-    import onnxruntime as ort
+
+    from ort_session import session, session_options
 
     path = sys.argv[1]
     dims = {k: int(v) for k, v in (a.split("=", 1) for a in sys.argv[2:])}
@@ -64,21 +65,11 @@ def main() -> int:
     for n in model.graph.node:  # comparable masks in every graph
         if n.op_type == "Dropout" and not any(a.name == "seed" for a in n.attribute):
             n.attribute.append(onnx.helper.make_attribute("seed", 7))
-    so = ort.SessionOptions()
-    level = os.environ.get("ORT_LEVEL", "ALL")
-    so.graph_optimization_level = {
-        "DISABLE_ALL": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
-        "BASIC": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
-        "EXTENDED": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
-        "ALL": ort.GraphOptimizationLevel.ORT_ENABLE_ALL,
-    }[level]
+    so = session_options(os.environ.get("ORT_LEVEL", "ALL"))
     so.enable_cpu_mem_arena = False
     so.enable_mem_pattern = False
     so.enable_mem_reuse = os.environ.get("ORT_MEM_REUSE", "1") == "1"
-    so.intra_op_num_threads = 1
-    so.inter_op_num_threads = 1
-    so.log_severity_level = 3
-    sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    sess = session(model, so)
     feeds = feeds_for(model, dims)
     names = [o.name for o in sess.get_outputs()]
     sess.run(names, feeds)  # warm: kernels' one-time buffers are not the step's

@@ -22,60 +22,23 @@ from its original, and the differences are reported.
 
 from __future__ import annotations
 
-import json
 import os
-import tempfile
+import sys
 
 import onnx
 
-LEVEL_NAMES = ["DISABLE_ALL", "BASIC", "EXTENDED", "ALL"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                "scripts"))
+from ort_session import LEVEL_NAMES, profiled_run  # noqa: E402
+
 ANCHOR_DOC = "memplan:anchor:"  # the anchored Reshape
 TOKEN_DOC = "memplan:anchor-token:"  # the nodes that build its shape
-
-
-def _level(name: str):
-    import onnxruntime as ort
-
-    return {
-        "DISABLE_ALL": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
-        "BASIC": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
-        "EXTENDED": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
-        "ALL": ort.GraphOptimizationLevel.ORT_ENABLE_ALL,
-    }[name]
-
-
-def profiled_run(model: onnx.ModelProto, feeds: dict, level: str) -> tuple[dict, list[str]]:
-    """Outputs by name, and the names of the nodes ORT ran, in the order it ran them."""
-    import onnxruntime as ort
-
-    ort.set_seed(2024)
-    with tempfile.TemporaryDirectory(prefix="memplan-ort-order-") as tmp:
-        so = ort.SessionOptions()
-        so.graph_optimization_level = _level(level)
-        so.intra_op_num_threads = 1
-        so.inter_op_num_threads = 1
-        so.use_deterministic_compute = True
-        so.log_severity_level = 3
-        so.enable_profiling = True
-        so.profile_file_prefix = os.path.join(tmp, "profile")
-        sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
-        names = [o.name for o in sess.get_outputs()]
-        outs = dict(zip(names, sess.run(names, feeds)))
-        with open(sess.end_profiling()) as f:
-            events = json.load(f)
-    ran = [e for e in events if e.get("cat") == "Node" and e["name"].endswith("_kernel_time")]
-    ran.sort(key=lambda e: e["ts"])
-    return outs, [e["name"][: -len("_kernel_time")] for e in ran]
 
 
 def anchored_nodes(model: onnx.ModelProto) -> list[dict]:
     """Each anchored node: what stands for it in ORT's order, its anchor's
     producer and Slice, and the readers of its outputs."""
     producer = {o: n.name for n in model.graph.node for o in n.output if o}
-    readers: dict[str, list[str]] = {}
-    for n in model.graph.node:
-        for i in n.input:
-            readers.setdefault(i, []).append(n.name)
     consumers: dict[str, list[onnx.NodeProto]] = {}
     for n in model.graph.node:
         for i in n.input:
@@ -83,6 +46,9 @@ def anchored_nodes(model: onnx.ModelProto) -> list[dict]:
     # a token's Shape reads only the shape of what it anchors, which ORT may
     # fold away: not a reader of the data
     token_nodes = {n.name for n in model.graph.node if n.doc_string.startswith(TOKEN_DOC)}
+    # each anchor tensor's token starts with one Slice of it
+    token_slice = {n.input[0]: n.name for n in model.graph.node
+                   if n.op_type == "Slice" and n.doc_string.startswith(TOKEN_DOC)}
     found = []
     for n in model.graph.node:
         if n.op_type != "Reshape" or not n.doc_string.startswith(ANCHOR_DOC):
@@ -91,18 +57,16 @@ def anchored_nodes(model: onnx.ModelProto) -> list[dict]:
         subjects = [m for m in consumers.get(n.output[0], []) if not m.doc_string.startswith("memplan:anchor")]
         for s in subjects:
             swap_in = s.domain == "ai.memplan" and s.op_type == "SwapIn"
-            stand_in = n.name if swap_in else s.name
-            outs = [o for o in s.output if o]
             kind = "SwapIn" if swap_in else "recompute" if s.doc_string.startswith("memplan:recompute:") else "node"
             found.append({
                 "node": s.name,
                 "kind": kind,
-                "runs_as": stand_in,
+                "runs_as": n.name if swap_in else s.name,
                 "anchored_by": n.name,
                 "anchor": producer.get(after),
-                "slice": next(m.name for m in model.graph.node if m.op_type == "Slice" and after in m.input
-                              and m.doc_string.startswith(TOKEN_DOC)),
-                "readers": sorted({r for o in outs for r in readers.get(o, []) if r not in token_nodes}),
+                "slice": token_slice[after],
+                "readers": sorted({r.name for o in s.output if o for r in consumers.get(o, [])
+                                   if r.name not in token_nodes}),
             })
     return found
 
