@@ -89,18 +89,36 @@ void adopt(Attempt& best, ScheduleResult schedule, std::vector<Decision> choice,
 Attempt run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
                    const solvers::Solver& solver, const solvers::SolverOptions& base_options);
 
+// The simulated iteration time of a schedule.
+double simulate_schedule(const ir::Graph& g, const ir::NodeCosts& costs, const ScheduleResult& s) {
+  Plan trial;
+  trial.node_seconds = costs.seconds;
+  trial.device = costs.device;
+  for (const auto& t : g.tensors()) trial.tensor_bytes.push_back(t.bytes);
+  trial.schedule = s.schedule;
+  return simulate(g, trial).iteration_seconds;
+}
+
+using Simulator = std::function<std::optional<double>(const std::vector<Decision>&)>;
+
 // memplan's own solvers only (a baseline's plan is its method's, fitting or
 // not): the ILP first tries the heuristic's own tightening rounds, which fit
 // where its own did not; then both start from the floor's evict-all
 // assignment (feasibility_fallback.h).
+// A fit that nests remakes (ScheduleResult::unnested_over_bytes) stays
+// unless the rescue's plan simulates faster.
 void rescue_unfit(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
                   std::string_view name, const solvers::SolverOptions& base_options,
                   solvers::Problem& problem, Attempt& best) {
+  auto faster = [&](const ScheduleResult& s) {
+    if (!best.schedule.fits) return true;
+    return simulate_schedule(g, costs, s) < simulate_schedule(g, costs, best.schedule);
+  };
   if (name == "ilp") {
     solvers::SolverOptions ho = base_options;
     ho.warm_start.clear();
     Attempt h = run_solver(g, costs, req, *solvers::make_solver("greedy"), ho);
-    if (h.schedule.fits)
+    if (h.schedule.fits && faster(h.schedule))
       return adopt(best, std::move(h.schedule), std::move(h.solution.choice),
                    h.solution.objective_seconds,
                    "the ILP's plan did not fit; kept the heuristic's");
@@ -109,15 +127,14 @@ void rescue_unfit(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequ
   problem.budget_bytes = req.budget_bytes;
   FallbackOptions fo;
   fo.interrupted = req.interrupted;
-  if (auto f = fit_from_evict_all(g, costs, problem, req.budget_bytes, fo))
+  auto f = fit_from_evict_all(g, costs, problem, req.budget_bytes, fo);
+  if (f && faster(f->schedule))
     adopt(best, std::move(f->schedule), f->choice,
           solvers::evaluate(problem, f->choice).overhead_seconds,
           "the solver's plan did not fit; this one undoes evictions of the evict-all plan while it "
           "fits (" +
               std::to_string(f->schedules) + " schedules)");
 }
-
-using Simulator = std::function<std::optional<double>(const std::vector<Decision>&)>;
 
 // The iteration time of `choice`'s schedule at the real budget, or none
 // when it does not fit there.
@@ -128,12 +145,7 @@ Simulator simulator_for(const ir::Graph& g, const ir::NodeCosts& costs, const Pl
         auto s = schedule_for(g, costs, decisions_by_tensor(g, problem, choice), req.budget_bytes,
                               std::nullopt);
         if (!s.fits) return std::nullopt;
-        Plan trial;
-        trial.node_seconds = costs.seconds;
-        trial.device = costs.device;
-        for (const auto& t : g.tensors()) trial.tensor_bytes.push_back(t.bytes);
-        trial.schedule = s.schedule;
-        return simulate(g, trial).iteration_seconds;
+        return simulate_schedule(g, costs, s);
       };
 }
 
@@ -142,13 +154,18 @@ Simulator simulator_for(const ir::Graph& g, const ir::NodeCosts& costs, const Pl
 // goes on (the fit is kept) and may find a faster plan at a lower model
 // budget (gpt2_xl v100 50 %: 11.1 % at the first round's fit, 3.0 % three
 // rounds later).
+// A schedule that fits by nesting remakes misses what the model describes
+// (remakes made once and held): the rounds tighten as if it did not fit.
+std::uint64_t model_over(const ScheduleResult& s) {
+  return s.unnested_over_bytes > 0 ? s.unnested_over_bytes : s.over_budget_bytes;
+}
+
 std::uint64_t follow_own_answer(const ir::Graph& g, const ir::NodeCosts& costs,
                                 const PlanRequest& req, const solvers::Problem& problem,
                                 const Attempt& a) {
-  if (!a.schedule.fits || a.solution.own_choice.empty()) return a.schedule.over_budget_bytes;
-  return schedule_for(g, costs, decisions_by_tensor(g, problem, a.solution.own_choice),
-                      req.budget_bytes, a.solution.prefetch_window)
-      .over_budget_bytes;
+  if (!a.schedule.fits || a.solution.own_choice.empty()) return model_over(a.schedule);
+  return model_over(schedule_for(g, costs, decisions_by_tensor(g, problem, a.solution.own_choice),
+                                 req.budget_bytes, a.solution.prefetch_window));
 }
 
 // One round: the solver at `model_budget`, its schedule at the real budget,
@@ -249,7 +266,8 @@ Attempt solve_problem(const ir::Graph& g, const ir::NodeCosts& costs, const Plan
       {true, "recomputed chain inputs priced as rebuilt"},
       {false, "chain holds left out of the model"}};
   for (const auto& [rebuilt, how] : variants) {
-    if (problem.holds.empty() || (best.schedule.fits && best.solution.status != "infeasible"))
+    if (problem.holds.empty() || (best.schedule.fits && best.schedule.unnested_over_bytes == 0 &&
+                                  best.solution.status != "infeasible"))
       break;
     // Cbc on priced holds has aborted in a Clp assertion (lowerValue <=
     // upperValue; resnet_tiny, recompute-only ILP at 50 %): the heuristic
@@ -292,7 +310,8 @@ Attempt run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReq
       problem = std::move(plain);
     }
   }
-  if (!best.schedule.fits) rescue_unfit(g, costs, req, solver.name(), base_options, problem, best);
+  if (!best.schedule.fits || best.schedule.unnested_over_bytes > 0)
+    rescue_unfit(g, costs, req, solver.name(), base_options, problem, best);
   best.plan = assemble(g, costs, req, best.schedule, best.solution, solver.name());
   return best;
 }

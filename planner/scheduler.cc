@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "planner/nested_remake.h"
 #include "planner/prefetch.h"
 #include "planner/reload_plan.h"
 #include "planner/schedule_emit.h"
@@ -100,44 +101,86 @@ void drop_unused_swap_outs(const ir::Graph& graph, ScheduleResult& r) {
     if (unused(t)) r.applied[t] = Decision::kKeep;
 }
 
+// The schedule's rounds: the first holds every reloaded tensor until its
+// last reader; each later one repairs what is over the budget (rule 7).
+// Each round schedules from scratch; the best (lowest peak, then earliest)
+// is kept, so a split that backfires costs time but never memory.
+class Rounds {
+ public:
+  Rounds(const ir::Graph& graph, const ir::NodeCosts& costs, const std::vector<Decision>& requested,
+         const ScheduleOptions& options)
+      : graph_(graph), costs_(costs), requested_(requested), options_(options) {
+    emit_.budget_bytes = options.budget_bytes;
+    emit_.defer_swap_frees = options.defer_swap_frees;
+    prefetch_.budget_bytes = options.budget_bytes;
+    prefetch_.window_steps = options.prefetch_window;
+    prefetch_.h2d_bytes_per_s = costs.device.h2d_bytes_per_s;
+  }
+
+  // With `nest`, runs of remakes are nested (nested_remake.h) and the
+  // rounds go on while they lower the peak, up to twice as many.
+  ScheduleResult run(bool nest) const {
+    std::vector<std::vector<ir::NodeId>> splits;
+    std::vector<detail::RemakeRun> runs;
+    std::vector<char> owned;
+    ScheduleResult result;
+    const std::size_t rounds = nest ? 2 * options_.split_rounds : options_.split_rounds;
+    for (std::size_t round = 0;; ++round) {
+      const detail::ReloadPlan plan = detail::plan_reloads(graph_, requested_, splits);
+      const detail::Skeleton skeleton = detail::emit_skeleton(graph_, costs_, plan, emit_);
+      detail::Placed placed = detail::place_swap_ins(graph_, skeleton, prefetch_);
+      // A round that did not lower the peak is a sign the excess is not made
+      // of held reloads; stop rather than pile up splits (and time).
+      const bool progress = round == 0 || placed.peak_bytes < result.peak_bytes;
+      if (progress) keep(plan, placed, result);
+      if (result.peak_bytes <= options_.budget_bytes || round >= rounds || !progress) break;
+      if (round == 0 && nest) {
+        runs = detail::find_remake_runs(graph_, plan);
+        owned = detail::remake_run_tensors(graph_.tensors().size(), runs);
+      }
+      const bool nested =
+          detail::nest_over_budget(skeleton, placed, options_.budget_bytes, graph_, runs, splits);
+      const bool split = detail::split_over_budget(graph_, plan, skeleton, placed,
+                                                   options_.budget_bytes, owned, splits);
+      if (!nested && !split) break;
+    }
+    return result;
+  }
+
+ private:
+  static void keep(const detail::ReloadPlan& plan, detail::Placed& placed, ScheduleResult& result) {
+    result.schedule = std::move(placed.schedule);
+    result.peak_bytes = placed.peak_bytes;
+    result.worst_step = placed.peak_step;
+    result.applied.clear();
+    for (const detail::TensorPlan& p : plan.tensors) result.applied.push_back(p.applied);
+  }
+
+  const ir::Graph& graph_;
+  const ir::NodeCosts& costs_;
+  const std::vector<Decision>& requested_;
+  const ScheduleOptions& options_;
+  detail::EmitOptions emit_;
+  detail::PrefetchOptions prefetch_;
+};
+
 }  // namespace
 
 ScheduleResult make_schedule(const ir::Graph& graph, const ir::NodeCosts& costs,
                              const std::vector<Decision>& decisions,
                              const ScheduleOptions& options) {
   const std::vector<Decision> requested = detail::applicable_decisions(graph, decisions);
-  detail::EmitOptions emit;
-  emit.budget_bytes = options.budget_bytes;
-  emit.defer_swap_frees = options.defer_swap_frees;
-  detail::PrefetchOptions prefetch;
-  prefetch.budget_bytes = options.budget_bytes;
-  prefetch.window_steps = options.prefetch_window;
-  prefetch.h2d_bytes_per_s = costs.device.h2d_bytes_per_s;
-
-  // Each round schedules from scratch; the best (lowest peak, then earliest)
-  // is kept, so a split that backfires costs time but never memory.
-  std::vector<std::vector<ir::NodeId>> splits;
-  ScheduleResult result;
-  bool have = false;
-  for (std::size_t round = 0;; ++round) {
-    const detail::ReloadPlan plan = detail::plan_reloads(graph, requested, splits);
-    const detail::Skeleton skeleton = detail::emit_skeleton(graph, costs, plan, emit);
-    detail::Placed placed = detail::place_swap_ins(graph, skeleton, prefetch);
-    const std::uint64_t peak = placed.peak_bytes;
-    // A round that did not lower the peak is a sign the excess is not made
-    // of held reloads; stop rather than pile up splits (and time).
-    const bool progress = !have || peak < result.peak_bytes;
-    if (progress) {
-      have = true;
-      result.schedule = std::move(placed.schedule);
-      result.peak_bytes = peak;
-      result.worst_step = placed.peak_step;
-      result.applied.clear();
-      for (const detail::TensorPlan& p : plan.tensors) result.applied.push_back(p.applied);
+  const Rounds rounds(graph, costs, requested, options);
+  ScheduleResult result = rounds.run(false);
+  // Nesting only where holding and rerunning did not fit: elsewhere the
+  // schedule is the one the solvers' model describes.
+  if (result.peak_bytes > options.budget_bytes && options.nest_remakes &&
+      options.split_rounds > 0) {
+    ScheduleResult nested = rounds.run(true);
+    if (nested.peak_bytes < result.peak_bytes) {
+      nested.unnested_over_bytes = result.peak_bytes - options.budget_bytes;
+      result = std::move(nested);
     }
-    if (peak <= options.budget_bytes || round >= options.split_rounds || !progress) break;
-    if (!detail::split_over_budget(graph, plan, skeleton, placed, options.budget_bytes, splits))
-      break;
   }
   drop_unused_swap_outs(graph, result);
   result.fits = result.peak_bytes <= options.budget_bytes;

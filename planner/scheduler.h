@@ -28,6 +28,11 @@ struct ScheduleOptions {
   // reloaded again for the second; each round reschedules and looks at the
   // peaks left. 0: hold every reloaded tensor until its last reader.
   std::size_t split_rounds = 4;
+  // Where those rounds leave the schedule over the budget, schedule again
+  // with runs of recomputed tensors remade by binomial checkpointing rather
+  // than rerun in full for each reader (planner/nested_remake.h), and keep
+  // that where its peak is lower.
+  bool nest_remakes = true;
 };
 
 struct ScheduleResult {
@@ -40,6 +45,11 @@ struct ScheduleResult {
   // state); set whether or not it fits.
   std::int64_t worst_step = -1;
   std::string diagnosis;  // one line; empty when it fits
+  // Non-zero when the schedule nests remakes (ScheduleOptions::nest_remakes):
+  // by how much the schedule without them missed the budget. The solvers'
+  // model prices remakes as made once and held, so plan_search tightens its
+  // model budget by this much as for a schedule that does not fit.
+  std::uint64_t unnested_over_bytes = 0;
   // The decisions as applied: a decision that cannot apply (swap or
   // recompute of a graph input or output, recompute of a random node's
   // output, swap or recompute of a tensor that nothing reads after its last

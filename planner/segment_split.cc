@@ -20,7 +20,7 @@ struct Gap {
 
 bool split_over_budget(const ir::Graph& graph, const ReloadPlan& plan, const Skeleton& skeleton,
                        const Placed& placed, std::uint64_t budget_bytes,
-                       std::vector<std::vector<ir::NodeId>>& splits) {
+                       std::span<const char> owned, std::vector<std::vector<ir::NodeId>>& splits) {
   const auto budget = static_cast<std::int64_t>(
       std::min<std::uint64_t>(budget_bytes, std::numeric_limits<std::int64_t>::max()));
   if (skeleton.steps.empty() || std::none_of(placed.level.begin(), placed.level.end(),
@@ -31,6 +31,7 @@ bool split_over_budget(const ir::Graph& graph, const ReloadPlan& plan, const Ske
   for (ir::TensorId t = 0; t < plan.tensors.size(); ++t) {
     const TensorPlan& p = plan.tensors[t];
     if (p.reload == Decision::kKeep || graph.tensor(t).bytes == 0) continue;
+    if (t < owned.size() && owned[t]) continue;
     for (std::size_t k = 1; k < p.segment_begin.size(); ++k) {
       const std::size_t end =
           k + 1 < p.segment_begin.size() ? p.segment_begin[k + 1] : p.uses.size();

@@ -6,6 +6,7 @@
 // freed after the read before and reloaded (swap_in again or recomputed
 // again) for the read after.
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "ir/graph.h"
@@ -19,9 +20,11 @@ namespace memplan::planner::detail {
 // the split would relieve is still over the budget (by the estimate that
 // the split frees exactly its bytes over the turns between the two reads).
 // Returns whether any split was added. O(gaps log slots), where gaps are
-// pairs of consecutive reads in reload segments.
+// pairs of consecutive reads in reload segments. Tensors marked in `owned`
+// (by TensorId; may be shorter) are left alone: their splits are the nested
+// remakes' (nested_remake.h).
 bool split_over_budget(const ir::Graph& graph, const ReloadPlan& plan, const Skeleton& skeleton,
                        const Placed& placed, std::uint64_t budget_bytes,
-                       std::vector<std::vector<ir::NodeId>>& splits);
+                       std::span<const char> owned, std::vector<std::vector<ir::NodeId>>& splits);
 
 }  // namespace memplan::planner::detail

@@ -6,26 +6,15 @@
 // memory accounting lets more than s states live at once.
 #include <gtest/gtest.h>
 
-#include "ir/device_presets.h"
-#include "ir/node_costs.h"
-#include "ir/onnx_loader.h"
 #include "planner/plan_search.h"
-#include "support/model_builder.h"
+#include "uniform_chain.h"
 
 namespace memplan::planner {
 namespace {
 
-std::uint64_t binom(std::uint64_t n, std::uint64_t k) {
-  std::uint64_t r = 1;
-  for (std::uint64_t i = 1; i <= k; ++i) r = r * (n - k + i) / i;
-  return r;
-}
-
-std::int64_t griewank_p(std::int64_t l, std::int64_t s) {
-  std::int64_t r = 0;
-  while (static_cast<std::int64_t>(binom(static_cast<std::uint64_t>(s + r), static_cast<std::uint64_t>(s))) < l) ++r;
-  return r * l - static_cast<std::int64_t>(binom(static_cast<std::uint64_t>(s + r), static_cast<std::uint64_t>(s + 1)));
-}
+using test_util::Chain;
+using test_util::griewank_p;
+using test_util::uniform_chain;
 
 TEST(GriewankBound, FormulaMatchesKnownValues) {
   // s = 1: r = l - 1 (C(1+r, 1) = 1 + r >= l), p = (l-1)l - C(l, 2) = l(l-1)/2.
@@ -35,33 +24,6 @@ TEST(GriewankBound, FormulaMatchesKnownValues) {
   // Memory for every state: r = 1 (C(7, 6) = 7 >= 6), p = 6 - C(7, 7) = 5 <= l:
   // no recomputation is forced.
   EXPECT_EQ(griewank_p(6, 6), 5);
-}
-
-// x0 -> x1 -> … -> xl (Sigmoid, n floats each), loss = ReduceSum(xl);
-// backward: g_l = Neg(x_l), g_{i-1} = Mul(g_i, x_{i-1}) for i = l … 1.
-struct Chain {
-  ir::Graph graph;
-  ir::NodeCosts costs;
-  std::uint64_t state_bytes = 0;
-};
-
-Chain uniform_chain(int l, std::int64_t n) {
-  test::ModelBuilder b;
-  b.input("x0", {n});
-  for (int i = 1; i <= l; ++i)
-    b.node("Sigmoid", {"x" + std::to_string(i - 1)}, {"x" + std::to_string(i)}, "f" + std::to_string(i));
-  test::set_int_attr(b.node("ReduceSum", {"x" + std::to_string(l)}, {"loss"}, "loss_node"), "keepdims", 0);
-  b.node("Neg", {"x" + std::to_string(l)}, {"g" + std::to_string(l)}, "b_start");
-  for (int i = l; i >= 1; --i)
-    b.node("Mul", {"g" + std::to_string(i), "x" + std::to_string(i - 1)}, {"g" + std::to_string(i - 1)},
-           "b" + std::to_string(i));
-  b.output("loss").output("g0");
-  Chain c;
-  c.graph = ir::load_model(b.write("chain"), {}).graph;
-  std::vector<std::string> warnings;
-  c.costs = ir::make_node_costs(c.graph, ir::device_preset("a100-40gb"), {}, "roofline", warnings);
-  c.state_bytes = static_cast<std::uint64_t>(n) * 4;
-  return c;
 }
 
 struct Case {
@@ -97,8 +59,8 @@ TEST_P(GriewankCase, RecomputeOnlyPlansRespectTheBound) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Chains, GriewankCase,
-                         ::testing::Values(Case{12, 3}, Case{12, 4}, Case{16, 4}, Case{16, 6}, Case{24, 5},
-                                           Case{24, 8}));
+                         ::testing::Values(Case{12, 3}, Case{12, 4}, Case{16, 4}, Case{16, 6},
+                                           Case{24, 5}, Case{24, 8}));
 
 }  // namespace
 }  // namespace memplan::planner
