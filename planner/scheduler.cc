@@ -119,9 +119,17 @@ class Rounds {
 
   // With `nest`, runs of remakes are nested (nested_remake.h) and the
   // rounds go on while they lower the peak, up to twice as many.
-  ScheduleResult run(bool nest) const {
+  // Whether nesting could take `excess` bytes off: a nested run still holds
+  // two of its tensors, so at most the rest of every run can go.
+  bool nesting_can_relieve(std::uint64_t excess) const {
+    std::uint64_t relief = 0;
+    for (const detail::RemakeRun& run : runs_) relief += (run.tensors.size() - 2) * run.bytes;
+    return relief >= excess;
+  }
+
+  ScheduleResult run(bool nest) {
     std::vector<std::vector<ir::NodeId>> splits;
-    std::vector<detail::RemakeRun> runs;
+    std::vector<detail::RemakeRun> runs = runs_;
     std::vector<char> owned;
     ScheduleResult result;
     const std::size_t rounds = nest ? 2 * options_.split_rounds : options_.split_rounds;
@@ -134,10 +142,8 @@ class Rounds {
       const bool progress = round == 0 || placed.peak_bytes < result.peak_bytes;
       if (progress) keep(plan, placed, result);
       if (result.peak_bytes <= options_.budget_bytes || round >= rounds || !progress) break;
-      if (round == 0 && nest) {
-        runs = detail::find_remake_runs(graph_, plan);
-        owned = detail::remake_run_tensors(graph_.tensors().size(), runs);
-      }
+      if (round == 0 && !nest) runs_ = detail::find_remake_runs(graph_, plan);
+      if (round == 0 && nest) owned = detail::remake_run_tensors(graph_.tensors().size(), runs);
       const bool nested =
           detail::nest_over_budget(skeleton, placed, options_.budget_bytes, graph_, runs, splits);
       const bool split = detail::split_over_budget(graph_, plan, skeleton, placed,
@@ -160,6 +166,9 @@ class Rounds {
   const ir::NodeCosts& costs_;
   const std::vector<Decision>& requested_;
   const ScheduleOptions& options_;
+  // The runs of the plain rounds' first plan, found once it is over the
+  // budget: nesting has nothing to do without them.
+  std::vector<detail::RemakeRun> runs_;
   detail::EmitOptions emit_;
   detail::PrefetchOptions prefetch_;
 };
@@ -170,12 +179,12 @@ ScheduleResult make_schedule(const ir::Graph& graph, const ir::NodeCosts& costs,
                              const std::vector<Decision>& decisions,
                              const ScheduleOptions& options) {
   const std::vector<Decision> requested = detail::applicable_decisions(graph, decisions);
-  const Rounds rounds(graph, costs, requested, options);
+  Rounds rounds(graph, costs, requested, options);
   ScheduleResult result = rounds.run(false);
   // Nesting only where holding and rerunning did not fit: elsewhere the
   // schedule is the one the solvers' model describes.
   if (result.peak_bytes > options.budget_bytes && options.nest_remakes &&
-      options.split_rounds > 0) {
+      rounds.nesting_can_relieve(result.peak_bytes - options.budget_bytes)) {
     ScheduleResult nested = rounds.run(true);
     if (nested.peak_bytes < result.peak_bytes) {
       nested.unnested_over_bytes = result.peak_bytes - options.budget_bytes;
