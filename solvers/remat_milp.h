@@ -1,0 +1,38 @@
+#pragma once
+// Checkmate's MILP (Jain et al., MLSys 2020) over a RematProblem, solved by
+// Cbc: the exact optimum of rematerialization for small graphs, with values
+// recomputed as often as pays and kept as temporary checkpoints. Stage t
+// runs node t for the first time, after any recomputations of earlier
+// nodes, in node order: R[t][i] (node i runs in stage t), S[t][i] (value i
+// resident when stage t starts), FREE[t][i][k] (value i freed after node k
+// runs in stage t), U[t][k] (memory while node k runs). The first runs are
+// in the problem's node order, which is where it may miss a schedule that
+// orders branches differently (docs/model.md).
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "solvers/remat_problem.h"
+
+namespace memplan::solvers {
+
+struct RematMilpOptions {
+  double time_limit_seconds = 60;
+  int threads = 1;
+};
+
+struct RematSchedule {
+  std::string status;  // optimal, time_limit, infeasible
+  // The runs in order, stage after stage; empty when no schedule was found.
+  std::vector<std::size_t> runs;
+  double seconds = 0;  // the runs' total compute
+  std::optional<double> bound_seconds;
+  // Set when bytes did not fit Cbc's precision and were rounded up (the
+  // budget down): the schedule is valid but the optimum may be missed.
+  bool rounded = false;
+};
+
+RematSchedule solve_remat_milp(const RematProblem& problem, const RematMilpOptions& options);
+
+}  // namespace memplan::solvers
