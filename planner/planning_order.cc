@@ -178,7 +178,7 @@ PlanningGraph planning_graph(const ir::Graph& g, const ir::NodeCosts& costs) {
   // A shape read hoisted into the forward ends its tensor's forward life
   // there, and opens its backward window.
   for (ir::NodeId i = 0; i < n; ++i)
-    if (issuer.forwardish(order[i])) pg.graph.mutable_nodes()[i].is_forward = true;
+    if (issuer.forwardish(order[i])) pg.graph.set_forward(i, true);
   pg.costs = costs;
   for (ir::NodeId i = 0; i < n; ++i) pg.costs.seconds[i] = costs.seconds[order[i]];
   return pg;

@@ -104,7 +104,8 @@ TEST(PlanningOrder, LowersTheReachablePeakOnGpt2) {
   ir::Graph g =
       ir::load_model(std::string(MEMPLAN_FIXTURES) + "/gpt2_small.training.onnx", o).graph;
   ir::NodeCosts c = costs_for(g);
-  // Every activation evicted, scheduled in the graph's own order.
+  // Every swappable activation swapped (the rest kept), scheduled in the
+  // graph's own order.
   solvers::Problem p = solvers::build_problem(g, c, 0, {});
   std::vector<Decision> all(p.candidates.size());
   for (std::size_t i = 0; i < all.size(); ++i)

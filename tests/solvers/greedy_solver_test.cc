@@ -10,6 +10,7 @@ namespace memplan::solvers {
 namespace {
 
 TEST(GreedySolver, FitsWheneverEvictingEverythingFits) {
+  int checked = 0, skipped = 0;
   for (unsigned seed = 1; seed <= 20; ++seed) {
     Problem p = test::random_problem(seed, 40, 120, 0.7);
     std::vector<Decision> all(p.candidates.size());
@@ -17,11 +18,23 @@ TEST(GreedySolver, FitsWheneverEvictingEverythingFits) {
       all[i] = p.candidates[i].can_recompute ? Decision::kRecompute
                : p.candidates[i].can_swap    ? Decision::kSwap
                                              : Decision::kKeep;
-    if (!evaluate(p, all).fits) continue;
+    if (!evaluate(p, all).fits) {
+      ++skipped;  // no assignment fits: nothing to find
+      continue;
+    }
     Solution s = GreedySolver().solve(p, {});
     EXPECT_EQ(s.status, "heuristic") << seed;
     EXPECT_TRUE(evaluate(p, s.choice).fits) << seed;
+    // The budget is under the baseline peak, so fitting took evictions.
+    ASSERT_LT(p.budget_bytes, p.baseline_peak()) << seed;
+    EXPECT_GT(std::count_if(s.choice.begin(), s.choice.end(),
+                            [](Decision d) { return d != Decision::kKeep; }),
+              0)
+        << seed;
+    ++checked;
   }
+  EXPECT_EQ(checked, 20);  // these seeds all fit when everything is evicted
+  std::printf("%d problems fitted, %d where nothing fits\n", checked, skipped);
 }
 
 TEST(GreedySolver, ChoicesAreAllowedAndObjectiveMatchesTheModel) {
@@ -58,8 +71,12 @@ TEST(GreedySolver, SimulatorJudgedUndoOnlyAcceptsImprovements) {
                          [](Decision x) { return x != Decision::kKeep; });
   };
   EXPECT_GT(calls, 0);
-  EXPECT_LE(evicted(with), evicted(without));
+  ASSERT_GT(evicted(without), 0);  // there was something to undo
+  // Seed 13: the simulator's undos take 7 evictions down to 5.
+  EXPECT_LT(evicted(with), evicted(without));
   EXPECT_TRUE(evaluate(p, with.choice).fits);
+  std::printf("evicted with the simulator %ld, without %ld\n", static_cast<long>(evicted(with)),
+              static_cast<long>(evicted(without)));
 }
 
 // One large tensor that is nearly free to recompute, four that can only be
