@@ -7,6 +7,7 @@
 #include "ir/errors.h"
 #include "planner/baseline_plan.h"
 #include "planner/budget_search.h"
+#include "planner/checkpoint_spacing.h"
 #include "planner/dtr_evictor.h"
 #include "planner/feasibility_fallback.h"
 #include "planner/plan_validator.h"
@@ -134,6 +135,16 @@ void rescue_unfit(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequ
           "the solver's plan did not fit; this one undoes evictions of the evict-all plan while it "
           "fits (" +
               std::to_string(f->schedules) + " schedules)");
+  if (!req.allow_recompute) return;
+  SpacingOptions sp;
+  sp.interrupted = req.interrupted;
+  auto seconds = [&](const ScheduleResult& s) { return simulate_schedule(g, costs, s); };
+  auto k = fit_by_checkpoint_spacing(g, costs, problem, req.budget_bytes, seconds, sp);
+  if (k && faster(k->plan.schedule))
+    adopt(best, std::move(k->plan.schedule), k->plan.choice,
+          solvers::evaluate(problem, k->plan.choice).overhead_seconds,
+          "kept every k-th candidate (k = " + std::to_string(k->spacing) +
+              "), the rest evicted: faster than the solver's plan once remakes nest");
 }
 
 // The iteration time of `choice`'s schedule at the real budget, or none

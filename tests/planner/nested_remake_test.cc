@@ -131,8 +131,9 @@ std::uint64_t chain_optimum(const detail::ChainReversal& table, std::size_t n, s
 // memplan's plan on a 32-step chain at budgets of 12 states down to the
 // floor (5: x0, two gradients, two states): each fits (without nested
 // remakes none below 16 states did), never beats the exact optimum and
-// stays within 35 % of it (the heuristic's checkpoints are not the
-// optimum's: 59 against 45 remakes at 7 states; issue 15).
+// stays within 25 % of it (the forward's checkpoints are not the
+// optimum's: 50 against 45 remakes at 7 states, 86 against 71 at 6; before
+// the checkpoint-spacing search, 59 and 86; issue 15).
 TEST(NestedRemakes, PlansFitOnAChainDownToTheFloor) {
   const int l = 32;
   auto c = uniform_chain(l, kFloats);
@@ -151,7 +152,7 @@ TEST(NestedRemakes, PlansFitOnAChainDownToTheFloor) {
     const auto exact = static_cast<std::int64_t>(
         chain_optimum(table, l - 1, static_cast<std::size_t>(states - 3), memo));
     EXPECT_GE(recomputes, exact) << states << " states";
-    EXPECT_LE(static_cast<double>(recomputes), 1.35 * static_cast<double>(exact))
+    EXPECT_LE(static_cast<double>(recomputes), 1.25 * static_cast<double>(exact))
         << states << " states";
     RecordProperty("recomputes_" + std::to_string(states), static_cast<int>(recomputes));
     RecordProperty("optimum_" + std::to_string(states), static_cast<int>(exact));
