@@ -96,14 +96,15 @@ void run_plan(const PlanArgs& a) {
   // Every written plan carries its arena layout, so a runtime needs no allocator.
   out.plan.memory_layout = planner::compute_memory_layout(g, out.plan);
   const std::string dir = a.out_dir + "/";
-  planner::write_plan_file(g, out.plan, dir + "plan.json");
+  passes::RewriteOptions rewrite;
+  rewrite.plan_sha256 = planner::write_plan_file(g, out.plan, dir + "plan.json");
   ir::write_file_atomically(
       dir + "report.md",
       planner::plan_report_markdown(g, out.plan, sim, {out.solver_used, out.note, out.rounds}));
   planner::write_chrome_trace(g, out.plan, sim, dir + "trace.json");
   planner::write_memory_plot_svg(g, out.plan, sim, dir + "memory.svg");
   if (!a.no_rewrite)
-    passes::write_rewritten_model(in.model.proto, g, out.plan, {}, dir + "model.memplan.onnx");
+    passes::write_rewritten_model(in.model.proto, g, out.plan, rewrite, dir + "model.memplan.onnx");
 
   if (!a.quiet) {
     std::cout << "plan: " << out.plan.solver.name << " (" << out.plan.solver.status << "), peak "

@@ -9,6 +9,7 @@
 
 #include "ir/errors.h"
 #include "ir/json_reader.h"
+#include "ir/sha256.h"
 #include "ir/text_file.h"
 
 namespace memplan::planner {
@@ -442,9 +443,15 @@ Plan read_plan_file(const ir::Graph& graph, const std::string& path) {
   return plan_from_json(graph, read_plan_json(path), path);
 }
 
-void write_plan_file(const ir::Graph& graph, const Plan& plan, const std::string& path) {
+std::string plan_file_text(const ir::Graph& graph, const Plan& plan) {
+  return plan_to_json(graph, plan).dump(2) + "\n";
+}
+
+std::string write_plan_file(const ir::Graph& graph, const Plan& plan, const std::string& path) {
   // Serialize first: a plan that cannot be written leaves no file at all.
-  ir::write_file_atomically(path, plan_to_json(graph, plan).dump(2) + "\n");
+  const std::string text = plan_file_text(graph, plan);
+  ir::write_file_atomically(path, text);
+  return ir::sha256_hex(text);
 }
 
 }  // namespace memplan::planner
