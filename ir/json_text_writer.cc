@@ -28,6 +28,13 @@ void JsonTextWriter::separate() {
   if (has_items_.empty()) return;
   if (has_items_.back()) out_ += ',';
   has_items_.back() = true;
+  newline();
+}
+
+void JsonTextWriter::newline() {
+  if (indent_ < 0) return;
+  out_ += '\n';
+  out_.append(has_items_.size() * static_cast<std::size_t>(indent_), ' ');
 }
 
 JsonTextWriter& JsonTextWriter::open(char bracket) {
@@ -38,14 +45,17 @@ JsonTextWriter& JsonTextWriter::open(char bracket) {
 }
 
 JsonTextWriter& JsonTextWriter::close(char bracket) {
-  out_ += bracket;
+  // As nlohmann: an empty container stays on its line ("[]", "{}").
+  const bool had_items = has_items_.back();
   has_items_.pop_back();
+  if (had_items) newline();
+  out_ += bracket;
   return *this;
 }
 
 JsonTextWriter& JsonTextWriter::key(std::string_view name) {
   value(name);
-  out_ += ':';
+  out_ += indent_ < 0 ? ":" : ": ";
   after_key_ = true;
   return *this;
 }
@@ -57,8 +67,9 @@ JsonTextWriter& JsonTextWriter::value(std::string_view text) {
     out_ += text;
     out_ += '"';
   } else {
+    using Handler = nlohmann::json::error_handler_t;
     out_ += nlohmann::json(std::string(text))
-                .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+                .dump(-1, ' ', false, replace_ ? Handler::replace : Handler::strict);
   }
   return *this;
 }
@@ -74,6 +85,12 @@ JsonTextWriter& JsonTextWriter::value(double number) {
   std::array<char, 64> buf{};
   char* end = nlohmann::detail::to_chars(buf.data(), buf.data() + buf.size(), number);
   out_.append(buf.data(), end);
+  return *this;
+}
+
+JsonTextWriter& JsonTextWriter::value(std::nullptr_t) {
+  separate();
+  out_ += "null";
   return *this;
 }
 

@@ -1,9 +1,10 @@
 #pragma once
 // JSON text written as it is produced, byte for byte what nlohmann's
-// dump(-1, ' ', false, error_handler_t::replace) writes for the same
-// document, without building the document: large outputs (the Chrome trace)
-// took more memory and time as a DOM than as text.
+// dump(indent, ' ', false, handler) writes for the same document, without
+// building the document: large outputs (plan.json, the Chrome trace) took
+// more memory and time as a DOM than as text.
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -15,7 +16,11 @@ namespace memplan::ir {
 // nlohmann::json (not ordered_json) document, give them sorted.
 class JsonTextWriter {
  public:
-  explicit JsonTextWriter(std::string& out) : out_(out) {}
+  // indent < 0: compact. replace_bad_utf8: bad sequences become U+FFFD
+  // (error_handler_t::replace); else they throw nlohmann's type_error, as
+  // the default handler does.
+  explicit JsonTextWriter(std::string& out, int indent = -1, bool replace_bad_utf8 = true)
+      : out_(out), indent_(indent), replace_(replace_bad_utf8) {}
 
   JsonTextWriter& begin_object() { return open('{'); }
   JsonTextWriter& end_object() { return close('}'); }
@@ -28,6 +33,7 @@ class JsonTextWriter {
   // As nlohmann: the shortest text that reads back the same double; null
   // for NaN and infinities.
   JsonTextWriter& value(double number);
+  JsonTextWriter& value(std::nullptr_t);
   template <std::integral T>
   requires(!std::same_as<T, bool>) JsonTextWriter& value(T number) {
     separate();
@@ -46,9 +52,12 @@ class JsonTextWriter {
   JsonTextWriter& open(char bracket);
   JsonTextWriter& close(char bracket);
   void separate();
+  void newline();
   void append_integer(std::int64_t as_signed, bool is_signed, std::uint64_t as_unsigned);
 
   std::string& out_;
+  const int indent_;
+  const bool replace_;
   std::vector<bool> has_items_;  // per open container
   bool after_key_ = false;
 };
