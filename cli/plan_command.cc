@@ -6,6 +6,8 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/model_inputs.h"
@@ -44,9 +46,55 @@ struct PlanArgs {
   bool quiet = false;
   bool reproducible = false;
   bool no_rewrite = false;
+  std::string outputs = "plan,report,trace,svg,model";
 };
 
+PlanOutputs outputs_of(const PlanArgs& a) {
+  PlanOutputs o = parse_outputs(a.outputs);
+  if (a.no_rewrite) o.model = false;
+  if (!(o.plan || o.simulated() || o.model))
+    throw UsageError("--no-rewrite: --outputs names only the model");
+  return o;
+}
+
+// The files `o` asks for, in `dir`; returns their paths, in the order
+// written.
+std::vector<std::string> write_outputs(const ModelInputs& in, planner::PlanOutcome& out,
+                                       const PlanOutputs& o, const std::string& dir) {
+  const ir::Graph& g = in.model.graph;
+  std::vector<std::string> wrote;
+  std::optional<planner::SimResult> sim;
+  if (o.simulated()) sim = planner::simulate(g, out.plan);
+  // Every written plan carries its arena layout, so a runtime needs no allocator.
+  out.plan.memory_layout = planner::compute_memory_layout(g, out.plan);
+  passes::RewriteOptions rewrite;  // without plan.json, the rewrite hashes the plan itself
+  if (o.plan) {
+    rewrite.plan_sha256 = planner::write_plan_file(g, out.plan, dir + "plan.json");
+    wrote.push_back(dir + "plan.json");
+  }
+  if (o.report) {
+    ir::write_file_atomically(
+        dir + "report.md",
+        planner::plan_report_markdown(g, out.plan, *sim, {out.solver_used, out.note, out.rounds}));
+    wrote.push_back(dir + "report.md");
+  }
+  if (o.trace) {
+    planner::write_chrome_trace(g, out.plan, *sim, dir + "trace.json");
+    wrote.push_back(dir + "trace.json");
+  }
+  if (o.svg) {
+    planner::write_memory_plot_svg(g, out.plan, *sim, dir + "memory.svg");
+    wrote.push_back(dir + "memory.svg");
+  }
+  if (o.model) {
+    passes::write_rewritten_model(in.model.proto, g, out.plan, rewrite, dir + "model.memplan.onnx");
+    wrote.push_back(dir + "model.memplan.onnx");
+  }
+  return wrote;
+}
+
 void run_plan(const PlanArgs& a) {
+  const PlanOutputs outputs = outputs_of(a);
   ModelInputs in = load_inputs(a.model);
   print_warnings(in.warnings);
   const ir::Graph& g = in.model.graph;
@@ -92,19 +140,7 @@ void run_plan(const PlanArgs& a) {
   std::error_code ec;
   fs::create_directories(a.out_dir, ec);
   if (ec) throw InputError(a.out_dir + ": cannot create the output directory: " + ec.message());
-  planner::SimResult sim = planner::simulate(g, out.plan);
-  // Every written plan carries its arena layout, so a runtime needs no allocator.
-  out.plan.memory_layout = planner::compute_memory_layout(g, out.plan);
-  const std::string dir = a.out_dir + "/";
-  planner::write_plan_file(g, out.plan, dir + "plan.json");
-  ir::write_file_atomically(
-      dir + "report.md",
-      planner::plan_report_markdown(g, out.plan, sim, {out.solver_used, out.note, out.rounds}));
-  planner::write_chrome_trace(g, out.plan, sim, dir + "trace.json");
-  planner::write_memory_plot_svg(g, out.plan, sim, dir + "memory.svg");
-  if (!a.no_rewrite)
-    passes::write_rewritten_model(in.model.proto, g, out.plan, {}, dir + "model.memplan.onnx");
-
+  const std::vector<std::string> wrote = write_outputs(in, out, outputs, a.out_dir + "/");
   if (!a.quiet) {
     std::cout << "plan: " << out.plan.solver.name << " (" << out.plan.solver.status << "), peak "
               << ir::human_bytes(pr.peak_bytes) << " of budget "
@@ -113,9 +149,9 @@ void run_plan(const PlanArgs& a) {
               << ir::human_seconds(pr.iteration_seconds) << " vs "
               << ir::human_seconds(pr.baseline_iteration_seconds) << " (+" << std::fixed
               << std::setprecision(2) << overhead * 100 << "%)\n";
-    std::cout << "wrote " << dir << "plan.json, " << dir << "report.md, " << dir << "trace.json, "
-              << dir << "memory.svg" << (a.no_rewrite ? "" : ", " + dir + "model.memplan.onnx")
-              << "\n";
+    std::cout << "wrote ";
+    for (std::size_t k = 0; k < wrote.size(); ++k) std::cout << (k > 0 ? ", " : "") << wrote[k];
+    std::cout << "\n";
   }
   if (g_interrupted)
     throw Error("interrupted: wrote the best plan found so far", ExitCode::kInterrupted);
@@ -159,6 +195,10 @@ void add_plan_command(CLI::App& app) {
                 "Write 0 for the solve time so the same inputs give byte-identical outputs");
   cmd->add_flag("--no-rewrite", a->no_rewrite,
                 "Do not write the rewritten model OUTDIR/model.memplan.onnx");
+  cmd->add_option("--outputs", a->outputs,
+                  "Files to write, comma-separated: plan (plan.json), report (report.md), trace "
+                  "(trace.json), svg (memory.svg), model (model.memplan.onnx)")
+      ->capture_default_str();
   cmd->callback([a] { run_plan(*a); });
 }
 

@@ -1,7 +1,10 @@
 #include "cli/plan_options.h"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <sstream>
+#include <utility>
 
 #include "ir/errors.h"
 #include "ir/units.h"
@@ -44,6 +47,27 @@ void parse_allow(const std::string& text, bool& swap, bool& recompute) {
     }
   }
   if (!swap && !recompute) throw UsageError("--allow: name swap, recompute or both");
+}
+
+PlanOutputs parse_outputs(const std::string& text) {
+  PlanOutputs o{false, false, false, false, false};
+  const std::pair<const char*, bool PlanOutputs::*> names[] = {{"plan", &PlanOutputs::plan},
+                                                               {"report", &PlanOutputs::report},
+                                                               {"trace", &PlanOutputs::trace},
+                                                               {"svg", &PlanOutputs::svg},
+                                                               {"model", &PlanOutputs::model}};
+  std::stringstream ss(text);
+  std::string item;
+  bool any = false;
+  while (std::getline(ss, item, ',')) {
+    auto it = std::find_if(std::begin(names), std::end(names),
+                           [&](const auto& n) { return item == n.first; });
+    if (it == std::end(names))
+      throw UsageError("--outputs: '" + item + "' is not plan, report, trace, svg or model");
+    o.*(it->second) = any = true;
+  }
+  if (!any) throw UsageError("--outputs: name at least one of plan, report, trace, svg, model");
+  return o;
 }
 
 }  // namespace memplan::cli

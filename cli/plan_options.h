@@ -12,4 +12,17 @@ double parse_fraction(const std::string& text, const std::string& what);
 // "swap,recompute", "swap", "recompute".
 void parse_allow(const std::string& text, bool& swap, bool& recompute);
 
+// The files `memplan plan` writes (--outputs): a CI gate needs only
+// plan.json and the exit code, and the others cost most of the time.
+struct PlanOutputs {
+  bool plan = true;    // plan.json
+  bool report = true;  // report.md
+  bool trace = true;   // trace.json
+  bool svg = true;     // memory.svg
+  bool model = true;   // model.memplan.onnx
+  bool simulated() const { return report || trace || svg; }
+};
+// "plan,report,trace,svg,model" or any non-empty subset, in any order.
+PlanOutputs parse_outputs(const std::string& text);
+
 }  // namespace memplan::cli

@@ -57,8 +57,7 @@ PlanSummary summarize_plan(const planner::Plan& plan, const std::string& plan_sh
 }
 
 std::string plan_file_sha256(const ir::Graph& graph, const planner::Plan& plan) {
-  // The bytes write_plan_file() writes: keep these two in step.
-  return ir::sha256_hex(planner::plan_to_json(graph, plan).dump(2) + "\n");
+  return ir::sha256_hex(planner::plan_file_text(graph, plan));
 }
 
 void write_summary(onnx::ModelProto& model, const PlanSummary& summary) {

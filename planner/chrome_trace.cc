@@ -10,13 +10,12 @@
 #include <filesystem>
 
 #include "ir/errors.h"
+#include "ir/json_text_writer.h"
 #include "ir/text_file.h"
 #include "planner/residency.h"
 
 namespace memplan::planner {
 namespace {
-
-using nlohmann::json;
 
 constexpr int kPid = 1;
 constexpr double kMicros = 1e6;
@@ -53,18 +52,57 @@ std::string step_name(const ir::Graph& graph, const Step& step) {
   return step.id < graph.tensors().size() ? graph.tensor(step.id).name : "?";
 }
 
-json metadata(const char* what, int tid, json args) {
-  json e = {{"ph", "M"}, {"name", what}, {"pid", kPid}, {"args", std::move(args)}};
-  if (tid >= 0) e["tid"] = tid;
-  return e;
+// Keys in sorted order throughout: the file used to be a nlohmann::json
+// document (sorted keys), and its bytes stay as they were.
+void metadata(ir::JsonTextWriter& w, const char* what, int tid, const char* key,
+              std::string_view text, int number) {
+  w.begin_object().key("args").begin_object().key(key);
+  if (text.empty()) {
+    w.value(number);
+  } else {
+    w.value(text);
+  }
+  w.end_object().member("name", what).member("ph", "M").member("pid", kPid);
+  if (tid >= 0) w.member("tid", tid);
+  w.end_object();
 }
 
-json counter(const char* name, double seconds, std::uint64_t bytes) {
-  return {{"ph", "C"},
-          {"name", name},
-          {"pid", kPid},
-          {"ts", seconds * kMicros},
-          {"args", {{"bytes", bytes}}}};
+void counter(ir::JsonTextWriter& w, const char* name, double seconds, std::uint64_t bytes) {
+  w.begin_object().key("args").begin_object().member("bytes", bytes).end_object();
+  w.member("name", name).member("ph", "C").member("pid", kPid).member("ts", seconds * kMicros);
+  w.end_object();
+}
+
+void step_event(ir::JsonTextWriter& w, const ir::Graph& graph, const Plan& plan,
+                const SimResult& sim, std::size_t i, std::uint64_t initial) {
+  const Step& step = plan.schedule[i];
+  const StepTiming& t = sim.steps[i];
+  w.begin_object().key("args").begin_object();
+  if (step.on_node()) {
+    // What the step allocated: all outputs for a compute, the missing ones
+    // for a recompute.
+    w.member("bytes", std::max<std::int64_t>(delta_of(sim, i, initial), 0));
+    w.member("in_use_after", t.bytes_in_use_after);
+    if (step.id < graph.nodes().size()) w.member("op_type", graph.node(step.id).op_type);
+  } else {
+    w.member("bytes", tensor_bytes(graph, plan, step.id));
+    w.member("in_use_after", t.bytes_in_use_after);
+  }
+  w.member("step", i).end_object();
+  w.member("cat", to_string(step.op));
+  const bool instant = step.op == StepOp::kFree;
+  if (!instant) w.member("dur", std::max(0.0, t.end - t.start) * kMicros);
+  w.member("name", step_name(graph, step)).member("ph", instant ? "i" : "X").member("pid", kPid);
+  if (instant) w.member("s", "t");
+  w.member("tid", tid_of(t.stream)).member("ts", t.start * kMicros).end_object();
+}
+
+void other_data(ir::JsonTextWriter& w, const Plan& plan, const SimResult& sim) {
+  w.key("otherData").begin_object();
+  if (plan.budget_bytes < UINT64_MAX) w.member("budget_bytes", plan.budget_bytes);
+  w.member("compute_seconds", sim.compute_seconds).member("device", plan.device.name);
+  w.member("iteration_seconds", sim.iteration_seconds).member("model", plan.model_path);
+  w.member("peak_bytes", sim.peak_bytes).end_object();
 }
 
 }  // namespace
@@ -101,72 +139,41 @@ std::vector<MemoryPoint> memory_timeline(const ir::Graph& graph, const Plan& pla
   return points;
 }
 
-json chrome_trace(const ir::Graph& graph, const Plan& plan, const SimResult& sim) {
-  json events = json::array();
+std::string chrome_trace_text(const ir::Graph& graph, const Plan& plan, const SimResult& sim) {
+  std::string text;
+  ir::JsonTextWriter w(text);
+  w.begin_object().member("displayTimeUnit", "ms");
+  other_data(w, plan, sim);
+  w.key("traceEvents").begin_array();
   std::string process = "memplan plan";
   if (!plan.model_path.empty()) process += ": " + plan.model_path;
-  events.push_back(metadata("process_name", -1, {{"name", process}}));
+  metadata(w, "process_name", -1, "name", process, 0);
   for (Stream s : {Stream::kCompute, Stream::kD2H, Stream::kH2D}) {
-    events.push_back(metadata("thread_name", tid_of(s), {{"name", stream_label(s)}}));
+    metadata(w, "thread_name", tid_of(s), "name", stream_label(s), 0);
     // Keeps the tracks in stream order rather than by first event.
-    events.push_back(metadata("thread_sort_index", tid_of(s), {{"sort_index", tid_of(s)}}));
+    metadata(w, "thread_sort_index", tid_of(s), "sort_index", {}, tid_of(s));
   }
-
   const std::uint64_t initial = Residency(graph, plan).bytes_in_use();
   const std::size_t n = std::min(plan.schedule.size(), sim.steps.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    const Step& step = plan.schedule[i];
-    const StepTiming& t = sim.steps[i];
-    json args = {{"step", i}, {"in_use_after", t.bytes_in_use_after}};
-    if (step.on_node()) {
-      // What the step allocated: all outputs for a compute, the missing ones
-      // for a recompute.
-      args["bytes"] = std::max<std::int64_t>(delta_of(sim, i, initial), 0);
-      if (step.id < graph.nodes().size()) args["op_type"] = graph.node(step.id).op_type;
-    } else {
-      args["bytes"] = tensor_bytes(graph, plan, step.id);
-    }
-    json e = {{"name", step_name(graph, step)},
-              {"cat", std::string(to_string(step.op))},
-              {"pid", kPid},
-              {"tid", tid_of(t.stream)},
-              {"ts", t.start * kMicros},
-              {"args", std::move(args)}};
-    if (step.op == StepOp::kFree) {
-      e["ph"] = "i";
-      e["s"] = "t";
-    } else {
-      e["ph"] = "X";
-      e["dur"] = std::max(0.0, t.end - t.start) * kMicros;
-    }
-    events.push_back(std::move(e));
-  }
-
+  for (std::size_t i = 0; i < n; ++i) step_event(w, graph, plan, sim, i, initial);
   for (const MemoryPoint& p : memory_timeline(graph, plan, sim))
-    events.push_back(counter("device memory", p.seconds, p.bytes));
+    counter(w, "device memory", p.seconds, p.bytes);
   if (plan.budget_bytes > 0 && plan.budget_bytes < UINT64_MAX) {
-    events.push_back(counter("budget", 0, plan.budget_bytes));
-    events.push_back(counter("budget", sim.iteration_seconds, plan.budget_bytes));
+    counter(w, "budget", 0, plan.budget_bytes);
+    counter(w, "budget", sim.iteration_seconds, plan.budget_bytes);
   }
+  w.end_array().end_object();
+  text += '\n';
+  return text;
+}
 
-  json other = {{"model", plan.model_path},
-                {"device", plan.device.name},
-                {"peak_bytes", sim.peak_bytes},
-                {"iteration_seconds", sim.iteration_seconds},
-                {"compute_seconds", sim.compute_seconds}};
-  if (plan.budget_bytes < UINT64_MAX) other["budget_bytes"] = plan.budget_bytes;
-  return {{"traceEvents", std::move(events)},
-          {"displayTimeUnit", "ms"},
-          {"otherData", std::move(other)}};
+nlohmann::json chrome_trace(const ir::Graph& graph, const Plan& plan, const SimResult& sim) {
+  return nlohmann::json::parse(chrome_trace_text(graph, plan, sim));
 }
 
 void write_chrome_trace(const ir::Graph& graph, const Plan& plan, const SimResult& sim,
                         const std::string& path) {
-  // ONNX names are bytes, not necessarily UTF-8; JSON must be, so bad
-  // sequences become U+FFFD rather than failing the whole write.
-  ir::write_file_atomically(
-      path,
-      chrome_trace(graph, plan, sim).dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+  ir::write_file_atomically(path, chrome_trace_text(graph, plan, sim));
 }
 
 }  // namespace memplan::planner

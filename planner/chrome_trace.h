@@ -35,6 +35,9 @@ std::vector<MemoryPoint> memory_timeline(const ir::Graph& graph, const Plan& pla
 // name = node name or tensor name, args.bytes = bytes the step allocates or
 // moves); free steps are thread-scoped instant events ("i"). Counter "device
 // memory" follows memory_timeline(); counter "budget" is drawn when finite.
+// Written as text, keys sorted; names that are not UTF-8 get U+FFFD for
+// their bad sequences. chrome_trace() is that text parsed.
+std::string chrome_trace_text(const ir::Graph& graph, const Plan& plan, const SimResult& sim);
 nlohmann::json chrome_trace(const ir::Graph& graph, const Plan& plan, const SimResult& sim);
 
 // Writes chrome_trace() to `path` atomically; throws InputError naming the

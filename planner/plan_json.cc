@@ -9,17 +9,13 @@
 
 #include "ir/errors.h"
 #include "ir/json_reader.h"
+#include "ir/sha256.h"
 #include "ir/text_file.h"
+#include "planner/plan_json_checks.h"
 
 namespace memplan::planner {
-namespace {
 
-using nlohmann::json;
-using nlohmann::ordered_json;
-
-constexpr std::string_view kStatuses[] = {"optimal", "feasible", "time_limit", "heuristic"};
-
-// ---------------------------------------------------------------- writing
+namespace plan_json_checks {
 
 double finite(double v, const std::string& key) {
   // JSON has no NaN or infinity (nlohmann would write null), and a file the
@@ -43,6 +39,20 @@ void check_fits(const ir::Graph& graph, const Plan& plan) {
                              std::to_string(s.id) + ", not in the graph");
 }
 
+std::string quote_name(std::string_view name) { return nlohmann::json(std::string(name)).dump(); }
+
+}  // namespace plan_json_checks
+
+namespace {
+
+using namespace plan_json_checks;
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+constexpr std::string_view kStatuses[] = {"optimal", "feasible", "time_limit", "heuristic"};
+
+// ---------------------------------------------------------------- writing
+
 // ---------------------------------------------------------------- reading
 
 // A short rendering of an offending value; big values are cut.
@@ -51,8 +61,6 @@ std::string describe(const json& v) {
   if (text.size() > 60) text = text.substr(0, 57) + "...";
   return v.is_number() ? text : std::string(v.type_name()) + " " + text;
 }
-
-std::string quote_name(std::string_view name) { return json(std::string(name)).dump(); }
 
 // Reads values out of the document, each failure one line naming the file
 // and the key path (`tensors[3].bytes`, `node_seconds."MatMul_3"`).
@@ -442,9 +450,11 @@ Plan read_plan_file(const ir::Graph& graph, const std::string& path) {
   return plan_from_json(graph, read_plan_json(path), path);
 }
 
-void write_plan_file(const ir::Graph& graph, const Plan& plan, const std::string& path) {
+std::string write_plan_file(const ir::Graph& graph, const Plan& plan, const std::string& path) {
   // Serialize first: a plan that cannot be written leaves no file at all.
-  ir::write_file_atomically(path, plan_to_json(graph, plan).dump(2) + "\n");
+  const std::string text = plan_file_text(graph, plan);
+  ir::write_file_atomically(path, text);
+  return ir::sha256_hex(text);
 }
 
 }  // namespace memplan::planner

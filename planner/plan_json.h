@@ -31,9 +31,15 @@ nlohmann::json read_plan_json(const std::string& path);
 
 Plan read_plan_file(const ir::Graph& graph, const std::string& path);
 
+// The bytes write_plan_file() writes: plan_to_json() indented by 2, and a
+// newline.
+std::string plan_file_text(const ir::Graph& graph, const Plan& plan);
+
 // Writes to a temporary file in the same directory and renames it over
 // `path`, so a reader never sees half a plan. Throws InputError on I/O
-// failure.
-void write_plan_file(const ir::Graph& graph, const Plan& plan, const std::string& path);
+// failure. Returns the sha256 of the bytes written: the rewrite records it,
+// and serializing a large plan a second time to hash it cost as much as
+// writing it.
+std::string write_plan_file(const ir::Graph& graph, const Plan& plan, const std::string& path);
 
 }  // namespace memplan::planner

@@ -4,11 +4,13 @@
 #include <chrono>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <queue>
 
+#include "solvers/greedy_state.h"
+#include "solvers/interval_stab.h"
 #include "solvers/link_queue.h"
 #include "solvers/model_eval.h"
-#include "solvers/range_max_tree.h"
 
 namespace memplan::solvers {
 namespace {
@@ -24,180 +26,12 @@ struct Timeline {
   }
 };
 
-// Greedy state: which option each candidate has, the per-step excess over
-// budget, and the link loads, kept in step with every move.
-class State {
- public:
-  State(const Problem& p)
-      : p_(p),
-        choice_(p.candidates.size(), Decision::kKeep),
-        excess_(init(p)),
-        groups_(hold_groups(p)),
-        groups_of_(p.candidates.size()),
-        shared_of_(p.candidates.size()),
-        runs_(p.shared_steps.size(), 0) {
-    for (std::size_t x = 0; x < p.shared_steps.size(); ++x)
-      for (std::size_t r : p.shared_steps[x].readers) shared_of_[r].push_back(x);
-    for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
-      for (std::size_t h = groups_[gi].first; h < groups_[gi].second; ++h) {
-        groups_of_[p.holds[h].reader].push_back(gi);
-        groups_of_[p.holds[h].input].push_back(gi);
-      }
-    }
-    for (auto& g : groups_of_) {
-      std::sort(g.begin(), g.end());
-      g.erase(std::unique(g.begin(), g.end()), g.end());
-    }
-  }
-
-  const std::vector<Decision>& choice() const { return choice_; }
-  bool fits() const { return excess_.max() <= 0; }
-  std::int64_t worst() const { return excess_.max(); }
-  std::int64_t worst_step() const { return excess_.argmax(); }
-  bool covers_excess(std::size_t i, Decision d) const {
-    const Interval* g = gap(i, d);
-    return g != nullptr && !g->empty() && excess_.max(g->begin, g->end) > 0;
-  }
-  void set(std::size_t i, Decision d) {
-    saved_ += saving_change(i, d);
-    if ((choice_[i] == Decision::kRecompute) != (d == Decision::kRecompute))
-      for (std::size_t x : shared_of_[i]) runs_[x] += d == Decision::kRecompute ? 1 : -1;
-    apply_holds(i, -1);
-    apply(i, choice_[i], +1);
-    choice_[i] = d;
-    apply(i, d, -1);
-    apply_holds(i, +1);
-  }
-  double cost(std::size_t i, Decision d) const {
-    const Candidate& c = p_.candidates[i];
-    return d == Decision::kSwap        ? c.swap_exposed_seconds
-           : d == Decision::kRecompute ? c.recompute_seconds
-                                       : 0.0;
-  }
-  // Cost of moving candidate i to option d, including what it adds to (or
-  // takes from) the link excess: swaps past the hiding compute cost in full.
-  double marginal(std::size_t i, Decision d) const {
-    auto link = [&](double out, double in) {
-      return std::max(0.0, out - p_.forward_seconds) + std::max(0.0, in - p_.backward_seconds);
-    };
-    const Candidate& c = p_.candidates[i];
-    double out = out_, in = in_;
-    if (choice_[i] == Decision::kSwap) {
-      out -= c.swap_out_seconds;
-      in -= c.swap_in_seconds;
-    }
-    double base = link(out, in);
-    double after =
-        d == Decision::kSwap ? link(out + c.swap_out_seconds, in + c.swap_in_seconds) : base;
-    return cost(i, d) - cost(i, choice_[i]) - saving_change(i, d) + hold_time_change(i, d) + after -
-           link(out_, in_);
-  }
-  // Whether the copies chosen fill most of the compute that hides them.
-  bool link_busy() const {
-    return out_ > 0.9 * p_.forward_seconds || in_ > 0.9 * p_.backward_seconds;
-  }
-  double objective() const {
-    double s = hold_seconds_ - saved_;
-    for (std::size_t i = 0; i < choice_.size(); ++i) s += cost(i, choice_[i]);
-    return s + std::max(0.0, out_ - p_.forward_seconds) + std::max(0.0, in_ - p_.backward_seconds);
-  }
-  const Interval* gap(std::size_t i, Decision d) const {
-    const Candidate& c = p_.candidates[i];
-    return d == Decision::kSwap        ? &c.swap_gap
-           : d == Decision::kRecompute ? &c.recompute_gap
-                                       : nullptr;
-  }
-
- private:
-  static RangeMaxTree init(const Problem& p) {
-    std::vector<std::int64_t> v(p.step_bytes.size());
-    for (std::size_t s = 0; s < v.size(); ++s)
-      v[s] = static_cast<std::int64_t>(p.step_bytes[s]) - static_cast<std::int64_t>(p.budget_bytes);
-    return RangeMaxTree(v);
-  }
-  // How much more of the shared chain steps (problem.h) recomputes would
-  // share once candidate i takes option d: each step is paid once however
-  // many of its readers are recomputed.
-  double saving_change(std::size_t i, Decision d) const {
-    const bool now = choice_[i] == Decision::kRecompute, then = d == Decision::kRecompute;
-    if (now == then) return 0;
-    const std::vector<std::size_t>& mine = shared_of_[i];
-    double change = 0;
-    for (std::size_t k = 0; k < mine.size();) {
-      std::size_t e = k + 1;
-      while (e < mine.size() && mine[e] == mine[k]) ++e;  // a coarse group reads it e - k times
-      const auto m = static_cast<std::int64_t>(e - k), runs = runs_[mine[k]];
-      const std::int64_t after = then ? runs + m : runs - m;
-      change += p_.shared_steps[mine[k]].seconds *
-                static_cast<double>(std::max<std::int64_t>(0, after - 1) -
-                                    std::max<std::int64_t>(0, runs - 1));
-      k = e;
-    }
-    return change;
-  }
-
-  // How much more the holds involving i cost in time (holds_cost_time)
-  // once i takes option d.
-  double hold_time_change(std::size_t i, Decision d) const {
-    if (!p_.holds_cost_time || d == choice_[i]) return 0;
-    auto as_if = [&](std::size_t k, bool moved) { return moved && k == i ? d : choice_[k]; };
-    auto group_time = [&](std::size_t first, std::size_t end, bool moved) {
-      const std::size_t input = p_.holds[first].input;
-      if (as_if(input, moved) != Decision::kRecompute) return 0.0;
-      for (std::size_t h = first; h < end; ++h)
-        if (as_if(p_.holds[h].reader, moved) == Decision::kRecompute)
-          return p_.candidates[input].recompute_seconds;
-      return 0.0;
-    };
-    double change = 0;
-    for (std::size_t gi : groups_of_[i])
-      change += group_time(groups_[gi].first, groups_[gi].second, true) -
-                group_time(groups_[gi].first, groups_[gi].second, false);
-    return change;
-  }
-
-  // sign -1: the option frees its bytes over its window; +1 undoes that.
-  void apply(std::size_t i, Decision d, int sign) {
-    const Candidate& c = p_.candidates[i];
-    if (d == Decision::kSwap) {
-      out_ -= sign * c.swap_out_seconds;
-      in_ -= sign * c.swap_in_seconds;
-    }
-    const Interval* g = gap(i, d);
-    if (g != nullptr && !g->empty())
-      excess_.add(g->begin, g->end, sign * static_cast<std::int64_t>(c.bytes));
-  }
-
-  // sign +1: the chain holds involving i put their tensors back (under the
-  // current choices); -1 undoes that.
-  void apply_holds(std::size_t i, int sign) {
-    for (std::size_t gi : groups_of_[i]) {
-      const auto [first, end] = groups_[gi];
-      const Interval back = held_back(p_, first, end, choice_);
-      if (!back.empty())
-        excess_.add(back.begin, back.end, sign * static_cast<std::int64_t>(p_.holds[first].bytes));
-      hold_seconds_ += sign * hold_seconds(p_, first, end, choice_);
-    }
-  }
-
-  const Problem& p_;
-  std::vector<Decision> choice_;
-  RangeMaxTree excess_;
-  std::vector<std::pair<std::size_t, std::size_t>> groups_;  // hold_groups(p)
-  std::vector<std::vector<std::size_t>> groups_of_;          // per candidate: groups it reads or is
-  std::vector<std::vector<std::size_t>> shared_of_;          // per candidate: shared steps it runs
-  std::vector<std::int64_t> runs_;                           // per shared step: recomputed readers
-  double saved_ = 0;                                         // shared_step_saving of choice_
-  double hold_seconds_ = 0;                                  // hold_seconds of choice_
-  double out_ = 0, in_ = 0;
-};
-
 // The link queues (link_queue.h): while the replay of the chosen copies
 // stalls the compute, try the dearest swapped copies of the late queue
 // periods as recomputes, or kept where the budget allows, and keep a move
 // when the replayed objective drops. At most kRounds moves, each trying
 // kTries copies: a few hundred evaluations however large the graph.
-void relieve_link_queues(const Problem& p, State& st) {
+void relieve_link_queues(const Problem& p, GreedyState& st) {
   constexpr int kRounds = 32;
   constexpr std::size_t kTries = 8;
   const LinkCopies copies = link_copies(p);
@@ -268,6 +102,7 @@ class GreedyRun {
 
  private:
   static constexpr double kEps = 1e-9;
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
 
   // The first assignment: rank, fill, repair, undo, at each link price
   // (seconds of cost per second of copy) while the link is busy; the price
@@ -374,31 +209,47 @@ class GreedyRun {
   }
 
   // While a step is still over budget, the cheapest move per byte among
-  // candidates whose other window covers it.
+  // candidates whose other window covers it; ties go to the lowest
+  // candidate, swap before recompute.
   void repair() {
     // Chain holds can move the worst step back and forth: a bounded number
     // of moves.
     for (std::size_t moves = 0; !st_.fits() && moves < 4 * n_ + 16; ++moves) {
       const std::int64_t s_worst = st_.worst_step();
-      std::size_t best_i = n_;
-      Decision best_d = Decision::kKeep;
+      std::size_t best = kNone;
       double best_v = 0;
-      for (std::size_t i = 0; i < n_; ++i) {
+      windows().for_each_containing(s_worst, [&](std::size_t id) {
+        const std::size_t i = id / 2;
+        const Decision d = option_of(id);
         const Interval* cur = st_.gap(i, st_.choice()[i]);
-        if (cur != nullptr && cur->contains(s_worst)) continue;
-        for (Decision d : {Decision::kSwap, Decision::kRecompute}) {
-          if (!option_ok(i, d) || !st_.gap(i, d)->contains(s_worst)) continue;
-          const double v = st_.marginal(i, d) / static_cast<double>(p_.candidates[i].bytes);
-          if (best_i == n_ || v < best_v) {
-            best_i = i;
-            best_d = d;
-            best_v = v;
-          }
+        if (!option_ok(i, d) || (cur != nullptr && cur->contains(s_worst))) return;
+        const double v = st_.marginal(i, d) / static_cast<double>(p_.candidates[i].bytes);
+        if (best == kNone || v < best_v || (v == best_v && id < best)) {
+          best = id;
+          best_v = v;
         }
-      }
-      if (best_i == n_) return;  // nothing left covers that step
-      st_.set(best_i, best_d);
+      });
+      if (best == kNone) return;  // nothing left covers that step
+      st_.set(best / 2, option_of(best));
     }
+  }
+
+  // Window 2i is candidate i's swap gap, 2i + 1 its recompute gap.
+  static Decision option_of(std::size_t id) {
+    return id % 2 == 0 ? Decision::kSwap : Decision::kRecompute;
+  }
+  // Built on first use: most runs fit after the fill and never repair.
+  const IntervalStab& windows() {
+    if (!windows_) {
+      std::vector<Interval> gaps;
+      gaps.reserve(2 * n_);
+      for (const Candidate& c : p_.candidates) {
+        gaps.push_back(c.swap_gap);
+        gaps.push_back(c.recompute_gap);
+      }
+      windows_.emplace(static_cast<std::int64_t>(p_.step_bytes.size()), gaps);
+    }
+    return *windows_;
   }
 
   // The chosen candidates, dearest first.
@@ -504,12 +355,13 @@ class GreedyRun {
   const GreedySolver::Config& config_;
   const SolverOptions& options_;
   const std::size_t n_;
-  State st_;
+  GreedyState st_;
   Timeline tl_;
   std::vector<Decision> preferred_;
   std::vector<double> ratio_;
   std::vector<std::size_t> order_;
   double link_price_ = 0;  // start()
+  std::optional<IntervalStab> windows_;
 };
 
 bool any_recomputable(const Problem& p) {

@@ -68,12 +68,31 @@ std::vector<Late> late_copies(const std::vector<LinkCopy>& q, std::span<const De
 
 }  // namespace
 
+OverBudgetSteps::OverBudgetSteps(const Problem& p)
+    : next_(p.step_bytes.size()), prev_(p.step_bytes.size()) {
+  const std::size_t n = p.step_bytes.size();
+  auto over = [&](std::size_t s) { return p.step_bytes[s] > p.budget_bytes; };
+  for (std::size_t s = 0; s < n; ++s)
+    prev_[s] = over(s) ? static_cast<std::int64_t>(s) : (s > 0 ? prev_[s - 1] : -1);
+  for (std::size_t s = n; s-- > 0;)
+    next_[s] = over(s) ? static_cast<std::int64_t>(s) : (s + 1 < n ? next_[s + 1] : kNone);
+}
+
+std::int64_t OverBudgetSteps::first_from(std::int64_t s) const {
+  const auto n = static_cast<std::int64_t>(next_.size());
+  if (s >= n || n == 0) return kNone;
+  return next_[static_cast<std::size_t>(std::max<std::int64_t>(s, 0))];
+}
+
+std::int64_t OverBudgetSteps::last_upto(std::int64_t s) const {
+  if (s < 0 || next_.empty()) return -1;
+  const auto n = static_cast<std::int64_t>(prev_.size());
+  return prev_[static_cast<std::size_t>(std::min(s, n - 1))];
+}
+
 LinkCopies link_copies(const Problem& p) {
   const std::vector<double> t = step_starts(p);
-  auto over = [&](std::int64_t s) {
-    return s >= 0 && static_cast<std::size_t>(s) < p.step_bytes.size() &&
-           p.step_bytes[static_cast<std::size_t>(s)] > p.budget_bytes;
-  };
+  const OverBudgetSteps over(p);
   LinkCopies c;
   for (std::size_t i = 0; i < p.candidates.size(); ++i) {
     const Candidate& a = p.candidates[i];
@@ -83,13 +102,13 @@ LinkCopies link_copies(const Problem& p) {
     // wherever the budget allows (docs/scheduling.md, rules 3 and 8), and
     // it always allows at a step whose baseline memory is within budget,
     // whatever else is evicted: so the copy out is due at the first such
-    // over-budget step of the gap, and the copy in may start right after
-    // the gap's last one. Out: from when the tensor exists; in: until its
-    // first backward reader.
-    std::int64_t due = a.swap_gap.begin;
-    while (due <= a.swap_gap.end && !over(due)) ++due;
-    std::int64_t load = a.swap_gap.end + 1;
-    while (load - 1 > due && !over(load - 1)) --load;
+    // over-budget step of the gap (or just past it), and the copy in may
+    // start right after the gap's last one (not before the due step).
+    // Out: from when the tensor exists; in: until its first backward reader.
+    const Interval& g = a.swap_gap;
+    const std::int64_t due = g.empty() ? g.begin : std::min(over.first_from(g.begin), g.end + 1);
+    std::int64_t load = g.end + 1;
+    if (g.end > due) load = std::max(over.last_upto(g.end), due) + 1;
     LinkCopy out{i, at(t, a.made + 1), at(t, due), a.swap_out_seconds};
     LinkCopy in{i, at(t, load), at(t, a.first_backward_use), a.swap_in_seconds};
     for (LinkCopy* copy : {&out, &in})

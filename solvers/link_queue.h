@@ -7,6 +7,7 @@
 // into a cut the ILP can add: a lower bound, for every assignment, on how
 // long that copy's free (or reader) waits.
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -27,6 +28,22 @@ struct LinkCopy {
   double release = 0;
   double deadline = 0;
   double seconds = 0;
+};
+
+// The steps whose baseline memory is over budget, for the first at or
+// after a step and the last at or before one in O(1): link_copies scanned
+// each swap gap step by step, O(C S) in all.
+class OverBudgetSteps {
+ public:
+  explicit OverBudgetSteps(const Problem& p);
+  // The first over-budget step >= s, or kNone.
+  std::int64_t first_from(std::int64_t s) const;
+  // The last over-budget step <= s, or -1.
+  std::int64_t last_upto(std::int64_t s) const;
+  static constexpr std::int64_t kNone = INT64_MAX;
+
+ private:
+  std::vector<std::int64_t> next_, prev_;  // per step
 };
 
 // Every swappable candidate's two copies, each list in the queue's order

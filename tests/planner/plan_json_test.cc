@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "ir/errors.h"
+#include "ir/sha256.h"
+#include "planner/memory_layout.h"
 #include "planner/plan_validator.h"
 #include "tiny_plan.h"
 
@@ -268,6 +270,53 @@ TEST(PlanJson, FileErrors) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find(bad + ": not valid JSON"), std::string::npos) << e.what();
   }
+}
+
+}  // namespace
+}  // namespace memplan::planner
+
+namespace memplan::planner {
+namespace {
+
+// plan_file_text() streams what plan_to_json() held as a document: the
+// bytes must be those of the document dumped, whatever the plan holds.
+TEST(PlanJson, StreamedTextIsTheDocumentDumped) {
+  ir::Graph g = tiny_graph();
+  std::vector<Plan> plans{rich_plan(g), rich_plan(g), rich_plan(g), plan_for(g, {})};
+  plans[1].memory_layout = compute_memory_layout(g, plans[1]);
+  plans[2].solver.bound_seconds.reset();
+  plans[2].dims.clear();
+  plans[2].model_path = "dir/caf\xc3\xa9 \"quoted\"\t.onnx";
+  for (const Plan& p : plans) EXPECT_EQ(plan_file_text(g, p), plan_to_json(g, p).dump(2) + "\n");
+}
+
+TEST(PlanJson, StreamedTextRefusesWhatTheDocumentRefused) {
+  ir::Graph g = tiny_graph();
+  auto message = [&](const std::function<void()>& f) -> std::string {
+    try {
+      f();
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  Plan nan_time = rich_plan(g);
+  nan_time.node_seconds[1] = std::numeric_limits<double>::infinity();
+  Plan bad_name = rich_plan(g);
+  bad_name.model_path = "bad \xff utf8";
+  for (const Plan& p : {nan_time, bad_name}) {
+    const std::string streamed = message([&] { plan_file_text(g, p); });
+    EXPECT_NE(streamed, "no error");
+    EXPECT_EQ(streamed, message([&] { (void)plan_to_json(g, p).dump(2); }));
+  }
+}
+
+TEST(PlanJson, WritePlanFileReturnsTheSha256OfItsBytes) {
+  ir::Graph g = tiny_graph();
+  const std::string path = test::temp_path("hashed.plan.json");
+  const std::string sha = write_plan_file(g, rich_plan(g), path);
+  EXPECT_EQ(sha, ir::sha256_hex(slurp(path)));
+  EXPECT_EQ(sha.size(), 64u);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <random>
 
 #include "solvers/ilp_solver.h"
 #include "solvers/model_eval.h"
@@ -105,6 +106,32 @@ TEST(LinkQueue, CopiesUseTheStepsWithinBudgetAroundTheGap) {
 // (step 9) and the reader waits until 12 s: 3 s. One swapped, the other
 // recomputed: its own 0.5 s out; in, its 1.5 s copy runs beside the 1 s
 // recompute that step 9's turn issues before the reader: 0.5 s.
+// link_copies finds the over-budget steps around each gap through this
+// index; it must answer as a scan of the steps would, off both ends too.
+TEST(LinkQueue, OverBudgetStepsAnswersAsAScan) {
+  std::mt19937 rng(4);
+  for (std::size_t steps : {0u, 1u, 7u, 50u}) {
+    Problem p;
+    p.budget_bytes = 100;
+    for (std::size_t s = 0; s < steps; ++s) p.step_bytes.push_back(rng() % 3 == 0 ? 150 : 50);
+    const OverBudgetSteps index(p);
+    auto over = [&](std::int64_t s) {
+      return s >= 0 && s < static_cast<std::int64_t>(steps) &&
+             p.step_bytes[static_cast<std::size_t>(s)] > p.budget_bytes;
+    };
+    const auto n = static_cast<std::int64_t>(steps);
+    for (std::int64_t s = -3; s <= n + 3; ++s) {
+      std::int64_t first = OverBudgetSteps::kNone, last = -1;
+      for (std::int64_t k = n - 1; k >= std::max<std::int64_t>(s, 0); --k)
+        if (over(k)) first = k;
+      for (std::int64_t k = 0; k <= std::min(s, n - 1); ++k)
+        if (over(k)) last = k;
+      ASSERT_EQ(index.first_from(s), first) << steps << " steps, from " << s;
+      ASSERT_EQ(index.last_upto(s), last) << steps << " steps, up to " << s;
+    }
+  }
+}
+
 TEST(LinkQueue, TheReplayChargesTheWaitsTheScheduleHas) {
   const Problem p = two_copies();
   EXPECT_DOUBLE_EQ(replayed_link_stall(p, std::vector<Decision>(2, Decision::kSwap)), 4.0);
