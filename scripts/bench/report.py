@@ -155,6 +155,7 @@ def write_report(D, args):
     L += report_text.findings(q, speed, gbt, D["headline"], skipped)
     L += report_text.method(args.command, args.seconds, machine.get("quick"))
     L += ort_peak_section()
+    L += carried_section(TIGHT_BUDGETS, "tight-budgets")
     return L
 
 
@@ -165,10 +166,18 @@ ORT_PEAK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", 
 
 
 def ort_peak_section():
-    if not os.path.exists(ORT_PEAK):
+    return carried_section(ORT_PEAK, "ort-peak")
+
+
+# Generated apart too (scripts/bench/tight_budgets_bench.py).
+TIGHT_BUDGETS = os.path.join(os.path.dirname(ORT_PEAK), "tight_budgets.md")
+
+
+def carried_section(path, marker):
+    if not os.path.exists(path):
         return []
-    with open(ORT_PEAK) as f:
-        return ["", "<!-- ort-peak:begin -->", f.read().rstrip("\n"), "<!-- ort-peak:end -->"]
+    with open(path) as f:
+        return ["", "<!-- %s:begin -->" % marker, f.read().rstrip("\n"), "<!-- %s:end -->" % marker]
 
 
 # The hand-written notes on these figures (not generated).
