@@ -1,7 +1,9 @@
 // `memplan plan`: budget in, validated plan.json + report.md (+ trace, plot) out.
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -19,6 +21,7 @@
 #include "ir/units.h"
 #include "passes/rewrite_file.h"
 #include "planner/chrome_trace.h"
+#include "planner/layout_fit.h"
 #include "planner/memory_layout.h"
 #include "planner/memory_plot_svg.h"
 #include "planner/plan_json.h"
@@ -65,8 +68,6 @@ std::vector<std::string> write_outputs(const ModelInputs& in, planner::PlanOutco
   std::vector<std::string> wrote;
   std::optional<planner::SimResult> sim;
   if (o.simulated()) sim = planner::simulate(g, out.plan);
-  // Every written plan carries its arena layout, so a runtime needs no allocator.
-  out.plan.memory_layout = planner::compute_memory_layout(g, out.plan);
   passes::RewriteOptions rewrite;  // without plan.json, the rewrite hashes the plan itself
   if (o.plan) {
     rewrite.plan_sha256 = planner::write_plan_file(g, out.plan, dir + "plan.json");
@@ -93,13 +94,44 @@ std::vector<std::string> write_outputs(const ModelInputs& in, planner::PlanOutco
   return wrote;
 }
 
-void run_plan(const PlanArgs& a) {
-  const PlanOutputs outputs = outputs_of(a);
-  ModelInputs in = load_inputs(a.model);
-  print_warnings(in.warnings);
+void print_layout(const planner::LayoutFitOutcome& fit, std::uint64_t budget, std::ostream& out) {
+  const planner::MemoryLayout& m = *fit.outcome.plan.memory_layout;
+  char frag[32];
+  std::snprintf(frag, sizeof frag, "%.4f", m.fragmentation());
+  out << "layout: arena " << ir::human_bytes(m.arena_bytes) << " (" << m.arena_bytes
+      << " B) of budget " << ir::human_bytes(budget) << ", fragmentation " << frag << " ("
+      << ir::human_bytes(m.arena_bytes - std::min(m.arena_bytes, m.peak_bytes))
+      << " over the peak)";
+  if (fit.replans > 0)
+    out << "; the first plan's arena was " << ir::human_bytes(fit.first_arena_bytes) << ", "
+        << fit.replans << " replan(s), kept the one for "
+        << ir::human_bytes(fit.planning_budget_bytes);
+  out << "\n";
+}
+
+// PLAN_FORMAT: a layout over the budget is not a plan for it, so the budget
+// cannot be met, as when the peak does not fit (exit 3, or 5 with
+// --fail-over-budget), in the same words scripts parse. The plan is written
+// all the same (fits_budget false in its memory_layout) to be looked at;
+// validate refuses it.
+Error layout_over_budget(const planner::LayoutFitOutcome& fit, std::uint64_t budget,
+                         std::uint64_t reachable, const std::string& dir, bool fail_over_budget) {
+  const planner::MemoryLayout& m = *fit.outcome.plan.memory_layout;
+  const std::string msg =
+      "budget " + ir::human_bytes(budget) + " (" + std::to_string(budget) +
+      " B) cannot be met: the plan's peak fits but its memory layout's arena " +
+      ir::human_bytes(m.arena_bytes) + " (" + std::to_string(m.arena_bytes) +
+      " B, 256-byte aligned) exceeds it by " + std::to_string(m.arena_bytes - budget) +
+      " B after " + std::to_string(fit.replans) +
+      " replan(s) at lower budgets; the smallest budget memplan can reach is " +
+      ir::human_bytes(reachable) + " (" + std::to_string(reachable) + " B); wrote " + dir +
+      "plan.json with memory_layout.fits_budget false (not a valid plan for the budget)";
+  return Error(msg, fail_over_budget ? ExitCode::kOverBudget : ExitCode::kInfeasible);
+}
+
+planner::PlanRequest make_request(const PlanArgs& a, const ModelInputs& in) {
   const ir::Graph& g = in.model.graph;
   const std::uint64_t baseline_peak = ir::baseline_memory(g, ir::Liveness(g)).peak_bytes;
-
   planner::PlanRequest req;
   req.budget_bytes = parse_budget(a.budget, baseline_peak);
   req.solver = a.solver;
@@ -110,12 +142,22 @@ void run_plan(const PlanArgs& a) {
   req.interrupted = &g_interrupted;
   req.model_path = in.model.path;
   req.model_sha256 = in.model.sha256;
+  return req;
+}
+
+void run_plan(const PlanArgs& a) {
+  const PlanOutputs outputs = outputs_of(a);
+  ModelInputs in = load_inputs(a.model);
+  print_warnings(in.warnings);
+  const ir::Graph& g = in.model.graph;
+  const planner::PlanRequest req = make_request(a, in);
   const double max_overhead =
       a.max_overhead.empty() ? -1 : parse_fraction(a.max_overhead, "--max-overhead");
 
   auto previous = std::signal(SIGINT, on_sigint);
-  planner::PlanOutcome out = planner::search_plan(g, in.costs, req);
+  planner::LayoutFitOutcome fit = planner::search_plan_with_layout(g, in.costs, req);
   std::signal(SIGINT, previous);
+  planner::PlanOutcome& out = fit.outcome;
 
   // Wall-clock figures are the only thing that differs between two runs
   // on the same inputs (the ILP runs with one thread and a fixed seed).
@@ -125,8 +167,7 @@ void run_plan(const PlanArgs& a) {
                               ? pr.iteration_seconds / pr.baseline_iteration_seconds - 1.0
                               : 0.0;
   if (!out.fits) {
-    std::uint64_t reachable =
-        planner::smallest_reachable_peak(g, in.costs, req.allow_swap, req.allow_recompute);
+    std::uint64_t reachable = planner::smallest_reachable_budget(g, in.costs, req);
     std::string msg = "budget " + ir::human_bytes(req.budget_bytes) + " (" +
                       std::to_string(req.budget_bytes) + " B) cannot be met: the best " +
                       out.solver_used + " plan peaks at " + ir::human_bytes(pr.peak_bytes) +
@@ -140,7 +181,10 @@ void run_plan(const PlanArgs& a) {
   std::error_code ec;
   fs::create_directories(a.out_dir, ec);
   if (ec) throw InputError(a.out_dir + ": cannot create the output directory: " + ec.message());
-  const std::vector<std::string> wrote = write_outputs(in, out, outputs, a.out_dir + "/");
+  // Every written plan carries its arena layout (search_plan_with_layout
+  // made it), so a runtime needs no allocator.
+  const std::string dir = a.out_dir + "/";
+  const std::vector<std::string> wrote = write_outputs(in, out, outputs, dir);
   if (!a.quiet) {
     std::cout << "plan: " << out.plan.solver.name << " (" << out.plan.solver.status << "), peak "
               << ir::human_bytes(pr.peak_bytes) << " of budget "
@@ -149,12 +193,17 @@ void run_plan(const PlanArgs& a) {
               << ir::human_seconds(pr.iteration_seconds) << " vs "
               << ir::human_seconds(pr.baseline_iteration_seconds) << " (+" << std::fixed
               << std::setprecision(2) << overhead * 100 << "%)\n";
+    print_layout(fit, req.budget_bytes, std::cout);
     std::cout << "wrote ";
     for (std::size_t k = 0; k < wrote.size(); ++k) std::cout << (k > 0 ? ", " : "") << wrote[k];
     std::cout << "\n";
   }
   if (g_interrupted)
     throw Error("interrupted: wrote the best plan found so far", ExitCode::kInterrupted);
+  if (!fit.layout_fits)
+    throw layout_over_budget(fit, req.budget_bytes,
+                             planner::smallest_reachable_budget(g, in.costs, req), dir,
+                             a.fail_over_budget);
   if (max_overhead >= 0 && overhead > max_overhead) {
     char buf[160];
     std::snprintf(buf, sizeof buf, "overhead %.2f%% exceeds --max-overhead %.2f%%", overhead * 100,
@@ -193,12 +242,12 @@ void add_plan_command(CLI::App& app) {
   cmd->add_flag("-q,--quiet", a->quiet, "Print nothing on success");
   cmd->add_flag("--reproducible", a->reproducible,
                 "Write 0 for the solve time so the same inputs give byte-identical outputs");
-  cmd->add_flag("--no-rewrite", a->no_rewrite,
-                "Do not write the rewritten model OUTDIR/model.memplan.onnx");
   cmd->add_option("--outputs", a->outputs,
                   "Files to write, comma-separated: plan (plan.json), report (report.md), trace "
                   "(trace.json), svg (memory.svg), model (model.memplan.onnx)")
       ->capture_default_str();
+  cmd->add_flag("--no-rewrite", a->no_rewrite,
+                "Do not write the rewritten model OUTDIR/model.memplan.onnx");
   cmd->callback([a] { run_plan(*a); });
 }
 

@@ -179,6 +179,8 @@ WhatIf from_plan(const SimulateOptions& o, const ModelInputs& in, const nlohmann
   // and budget are not held against it; every schedule rule still is.
   planner::Plan check = w.plan;
   check.budget_bytes = UINT64_MAX;
+  // An edited schedule makes other allocations than the layout describes.
+  check.memory_layout.reset();
   planner::fill_predicted(graph, check);
   if (planner::Validation v = planner::validate(graph, check); !v.valid)
     throw InvalidPlanError(o.plan + ": invalid: " + v.message);

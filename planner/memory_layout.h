@@ -49,10 +49,13 @@ struct MemoryLayout {
 std::vector<Allocation> allocations_of(const ir::Graph& graph, const Plan& plan);
 
 enum class LayoutMethod {
-  // Offline best-fit over lifetimes: allocations are placed largest first,
+  // Offline best-fit over lifetimes: allocations are placed in some order,
   // each into the smallest gap left by the allocations already placed whose
-  // lifetimes overlap its own (or on top of them). The tightest arenas, but
-  // O(n^2): most of a 100k-node plan's time went here.
+  // lifetimes overlap its own (or on top of them). Three orders (largest,
+  // largest size x lifetime, longest-lived first; the first only past
+  // kLargestToTryEveryOrder allocations) and kInScheduleOrder are tried and
+  // the smallest arena kept. The tightest arenas, but O(n^2) per order:
+  // most of a 100k-node plan's time went here.
   kBySize,
   // Best-fit from a free list in schedule order, as an allocator would do
   // online: O(n log n), arenas somewhat above the peak.
@@ -62,6 +65,7 @@ enum class LayoutMethod {
 };
 // gpt2_xl makes about 14k allocations; the synthetic 100k-node graph 200k.
 inline constexpr std::size_t kLargestToPlaceBySize = 50000;
+inline constexpr std::size_t kLargestToTryEveryOrder = 20000;
 
 // Deterministic for either method.
 MemoryLayout compute_memory_layout(const ir::Graph& graph, const Plan& plan,
@@ -69,9 +73,17 @@ MemoryLayout compute_memory_layout(const ir::Graph& graph, const Plan& plan,
                                    LayoutMethod method = LayoutMethod::kAuto);
 
 // The first thing wrong with `layout` for `plan`, as one line; empty when it
-// is usable: the allocations are those of allocations_of() in order, offsets
-// are aligned and inside the arena, and no two live allocations overlap.
+// is usable: the alignment is a power of two of at least kDefaultAlignment
+// (PLAN_FORMAT; the CUDA kernels' 8-byte accesses fault on less), the
+// allocations are those of allocations_of() in order, offsets are aligned
+// and inside the arena, and no two live allocations overlap. The budget is
+// not checked here: a runtime may run an over-budget layout to measure it.
 std::string memory_layout_problem(const ir::Graph& graph, const Plan& plan,
                                   const MemoryLayout& layout);
+
+// Empty when `layout.arena_bytes` fits `plan.budget_bytes`; else one line
+// saying by how much it does not (PLAN_FORMAT: such a layout is not a plan
+// for that budget).
+std::string arena_budget_problem(const Plan& plan, const MemoryLayout& layout);
 
 }  // namespace memplan::planner

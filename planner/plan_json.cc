@@ -375,6 +375,13 @@ void put_memory_layout(const ir::Graph& graph, const Plan& plan, ordered_json& d
     layout["arena_bytes"] = m.arena_bytes;
     layout["peak_bytes"] = m.peak_bytes;
     layout["fragmentation"] = finite(m.fragmentation(), "memory_layout.fragmentation");
+    // Added keys (PLAN_FORMAT allows them): what the packing lost, and
+    // whether the arena fits the budget, said outright for a reader that
+    // does not compare the two.
+    layout["fragmentation_bytes"] = m.arena_bytes > m.peak_bytes ? m.arena_bytes - m.peak_bytes : 0;
+    layout["fits_budget"] = m.arena_bytes <= plan.budget_bytes;
+    if (m.arena_bytes > plan.budget_bytes)
+      layout["over_budget_bytes"] = m.arena_bytes - plan.budget_bytes;
     ordered_json list = ordered_json::array();
     for (const Allocation& a : m.allocations) {
       if (a.tensor >= graph.tensors().size())

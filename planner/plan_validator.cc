@@ -6,6 +6,7 @@
 
 #include "ir/baseline_memory.h"
 #include "ir/liveness.h"
+#include "planner/memory_layout.h"
 #include "planner/residency.h"
 #include "planner/simulator.h"
 
@@ -164,6 +165,11 @@ Validation validate(const ir::Graph& graph, const Plan& plan) {
   if (!close(p.baseline_iteration_seconds, baseline_seconds))
     return fail("predicted.baseline_iteration_seconds is " + number(p.baseline_iteration_seconds) +
                 "; node_seconds sum to " + number(baseline_seconds));
+  if (plan.memory_layout) {
+    std::string problem = memory_layout_problem(graph, plan, *plan.memory_layout);
+    if (problem.empty()) problem = arena_budget_problem(plan, *plan.memory_layout);
+    if (!problem.empty()) return fail(problem);
+  }
   return v;
 }
 

@@ -24,7 +24,9 @@ struct Validation {
 // swap_in of a non-resident tensor with a host copy; free of a resident
 // tensor; graph outputs resident at the end; tensor bytes equal the graph's;
 // predicted.peak_bytes equals the recomputed peak and is <= budget_bytes;
-// predicted timing equals simulate() (to 1e-9 relative).
+// predicted timing equals simulate() (to 1e-9 relative); a memory_layout,
+// where the plan has one, passes memory_layout_problem() and its arena fits
+// budget_bytes.
 Validation validate(const ir::Graph& graph, const Plan& plan);
 
 }  // namespace memplan::planner

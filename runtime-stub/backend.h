@@ -7,6 +7,7 @@
 // what the plan means.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,7 @@ struct Wait {
 
 enum class OpKind : std::uint8_t {
   kCompute,  // compute or recompute: check `reads`, write `writes`, last `seconds`
-  kFree,     // poison `writes` (the freed range); takes no planned time
+  kFree,     // poison `writes` (the freed range) if poison_frees; no planned time
   kCopyOut,  // swap_out: arena `device` -> host pool at `host_offset`
   kCopyIn,   // swap_in: host pool at `host_offset` -> arena `device`
 };
@@ -61,6 +62,10 @@ struct Program {
   std::vector<TensorRange> final_reads;
   std::uint32_t check_count = 0;  // reads of all ops plus final_reads
   double time_scale = 1;          // planned seconds are multiplied by it
+  // Frees write the poison, so a later read of freed bytes is caught. Off
+  // for timing runs: PLAN_FORMAT gives a free no time, and a memset on the
+  // compute stream is not free on a device.
+  bool poison_frees = true;
   // Ops on each stream that another stream waits for (CUDA records an event
   // after exactly these).
   std::array<std::vector<bool>, kStreamCount> awaited;
@@ -71,8 +76,23 @@ struct Measurement {
   double seconds = 0;
   std::vector<std::uint8_t> outcomes;  // CheckOutcome by check index
   // Per stream, how long its ops ran past their scaled planned durations
-  // (host work that did not fit, late wake-ups); 0 where not measured.
-  std::array<double, kStreamCount> overrun_seconds{};
+  // (host work that did not fit, late wake-ups); unset where the backend
+  // cannot see single ops (CUDA times the whole captured graph).
+  std::optional<std::array<double, kStreamCount>> overrun_seconds;
+  // One past the highest arena byte this iteration's ops (and the initial
+  // writes and final checks) actually wrote or read; unset where not measured.
+  std::optional<std::uint64_t> touched_bytes;
+};
+
+// Device memory as the backend found it, not as the plan states it.
+struct MemoryFigures {
+  // The arena's allocation as made, the allocator's rounding included.
+  std::uint64_t allocated_bytes = 0;
+  // Free device memory that the arena's allocation took, and that all of the
+  // backend's device allocations took, by the driver (cudaMemGetInfo before
+  // and after); unset off a GPU. Other processes on the device add noise.
+  std::optional<std::uint64_t> device_arena_bytes;
+  std::optional<std::uint64_t> device_total_bytes;
 };
 
 class Backend {
@@ -87,8 +107,8 @@ class Backend {
   // One iteration: both memories poisoned and `initial` written (untimed),
   // the streams run (timed), `final_reads` checked (untimed).
   virtual Measurement run(const Program& program) = 0;
-  // Bytes actually allocated for the arena (>= program.arena_bytes).
-  virtual std::uint64_t arena_bytes() const = 0;
+  // What prepare() allocated, measured where the backend can.
+  virtual MemoryFigures memory() const = 0;
 };
 
 }  // namespace memplan::runtime

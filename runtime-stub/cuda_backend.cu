@@ -62,13 +62,16 @@ class CudaBackend final : public Backend {
   std::string name() const override { return "cuda (" + device_ + ")"; }
   // A GPU runs the plan's own times: its node times are what it was planned for.
   double default_time_scale(const Program&) override { return 1; }
-  std::uint64_t arena_bytes() const override { return arena_bytes_; }
+  MemoryFigures memory() const override { return memory_; }
 
   void prepare(const Program& program) override {
     arena_bytes_ = program.arena_bytes;
     pool_bytes_ = program.host_pool_bytes;
     // Never zero-sized: cudaMalloc(0) gives no pointer to offset from.
-    arena_ = cuda::device_malloc(std::max<std::uint64_t>(arena_bytes_, 256), "cudaMalloc (arena)");
+    memory_ = {std::max<std::uint64_t>(arena_bytes_, 256), {}, {}};
+    free_before_ = free_device_bytes();
+    arena_ = cuda::device_malloc(memory_.allocated_bytes, "cudaMalloc (arena)");
+    memory_.device_arena_bytes = taken_since_start();
     pool_ =
         cuda::pinned_malloc(std::max<std::uint64_t>(pool_bytes_, 256), "cudaHostAlloc (host pool)");
     checks_ = program.check_count;
@@ -78,6 +81,7 @@ class CudaBackend final : public Backend {
     upload_ranges(program);
     calibrate();
     capture(program);
+    memory_.device_total_bytes = taken_since_start();
   }
 
   Measurement run(const Program& program) override {
@@ -110,6 +114,7 @@ class CudaBackend final : public Backend {
                             cudaMemcpyDeviceToHost, compute),
             "reading the check outcomes");
     check(cudaStreamSynchronize(compute), "checking the patterns");
+    memory_.device_total_bytes = std::max(*memory_.device_total_bytes, taken_since_start());
 
     Measurement m;
     m.seconds = ms / 1000.0;
@@ -118,6 +123,18 @@ class CudaBackend final : public Backend {
   }
 
  private:
+  static std::uint64_t free_device_bytes() {
+    std::size_t free = 0, total = 0;
+    check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+    return free;
+  }
+  // Device memory that left the free pool since prepare() began (0 if other
+  // processes freed more meanwhile).
+  std::uint64_t taken_since_start() const {
+    const std::uint64_t now = free_device_bytes();
+    return free_before_ > now ? free_before_ - now : 0;
+  }
+
   unsigned char* arena() const { return static_cast<unsigned char*>(arena_.get()); }
   unsigned char* pool() const { return static_cast<unsigned char*>(pool_.get()); }
   const DeviceRange* ranges() const { return static_cast<const DeviceRange*>(ranges_.get()); }
@@ -210,6 +227,7 @@ class CudaBackend final : public Backend {
         break;
       }
       case OpKind::kFree:
+        if (!program.poison_frees) break;
         for (const TensorRange& r : op.writes)
           check(cudaMemsetAsync(arena() + r.offset, kPoisonByte, r.bytes, stream),
                 "cudaMemsetAsync (poison)");
@@ -295,6 +313,8 @@ class CudaBackend final : public Backend {
   cuda::DeviceMemory arena_, outcomes_, mismatches_, ranges_;
   cuda::PinnedMemory pool_;
   std::uint64_t arena_bytes_ = 0, pool_bytes_ = 0, checks_ = 0;
+  std::uint64_t free_before_ = 0;  // cudaMemGetInfo's free bytes before prepare() allocated
+  MemoryFigures memory_;
   std::array<std::vector<std::uint32_t>, kStreamCount> first_;  // first range of each op
   std::size_t initial_first_ = 0, final_first_ = 0;
   std::uint64_t initial_bytes_ = 0, final_bytes_ = 0;

@@ -217,10 +217,20 @@ class Builder {
 
 }  // namespace
 
+std::uint64_t RunReport::measured_bytes() const {
+  if (memory.device_arena_bytes) return *memory.device_arena_bytes;
+  return touched_bytes ? *touched_bytes : memory.allocated_bytes;
+}
+
+const char* RunReport::measured_bytes_source() const {
+  if (memory.device_arena_bytes) return "device_arena_bytes";
+  return touched_bytes ? "touched_bytes" : "allocated_bytes";
+}
+
 double RunReport::fragmentation() const {
   return planned_peak_bytes == 0
              ? 1.0
-             : static_cast<double>(arena_bytes) / static_cast<double>(planned_peak_bytes);
+             : static_cast<double>(measured_bytes()) / static_cast<double>(planned_peak_bytes);
 }
 
 BuiltProgram build_program(const ir::Graph& graph, const planner::Plan& plan,
@@ -239,23 +249,28 @@ RunReport run_plan(const ir::Graph& graph, const planner::Plan& plan,
   program.time_scale =
       options.time_scale ? *options.time_scale : backend.default_time_scale(program);
   if (!(program.time_scale >= 0)) throw UsageError("run: the time scale must be >= 0");
+  program.poison_frees = options.poison_frees;
   backend.prepare(program);
 
   RunReport report;
   report.backend = backend.name();
   report.time_scale = program.time_scale;
-  report.arena_bytes = backend.arena_bytes();
+  report.poison_frees = program.poison_frees;
   report.host_pool_bytes = program.host_pool_bytes;
+  report.budget_bytes = plan.budget_bytes;
+  report.layout_arena_bytes = layout.arena_bytes;
   report.planned_peak_bytes = plan.predicted.peak_bytes;
   report.predicted_seconds = plan.predicted.iteration_seconds * program.time_scale;
   report.checks = program.check_count;
 
   std::vector<std::uint8_t> worst(program.check_count, 0);
-  std::vector<std::array<double, kStreamCount>> overruns;
+  std::vector<std::optional<std::array<double, kStreamCount>>> overruns;
   for (int it = 0; it < options.iterations; ++it) {
     Measurement m = backend.run(program);
     report.measured_seconds.push_back(m.seconds);
     overruns.push_back(m.overrun_seconds);
+    if (m.touched_bytes)
+      report.touched_bytes = std::max(report.touched_bytes.value_or(0), *m.touched_bytes);
     for (std::size_t c = 0; c < worst.size() && c < m.outcomes.size(); ++c)
       worst[c] = std::max(worst[c], m.outcomes[c]);
   }
@@ -264,6 +279,8 @@ RunReport run_plan(const ir::Graph& graph, const planner::Plan& plan,
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return report.measured_seconds[a] < report.measured_seconds[b];
   });
+  // After the runs: a backend may see allocations the driver made lazily.
+  report.memory = backend.memory();
   const std::size_t median = order[order.size() / 2];
   report.measured_median = report.measured_seconds[median];
   report.overrun_seconds = overruns[median];

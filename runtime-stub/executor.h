@@ -46,6 +46,7 @@ BuiltProgram build_program(const ir::Graph& graph, const planner::Plan& plan,
 struct RunOptions {
   std::optional<double> time_scale;  // unset: the backend's default
   int iterations = 1;
+  bool poison_frees = true;  // Program::poison_frees
 };
 
 struct IntegrityError {
@@ -57,15 +58,22 @@ struct IntegrityError {
 struct RunReport {
   std::string backend;
   double time_scale = 1;
-  std::uint64_t arena_bytes = 0;  // allocated by the backend
+  bool poison_frees = true;
+  // Measured: what the backend allocated, and the highest arena byte any
+  // iteration touched (Measurement::touched_bytes).
+  MemoryFigures memory;
+  std::optional<std::uint64_t> touched_bytes;
   std::uint64_t host_pool_bytes = 0;
+  // Predicted (the plan's own figures).
+  std::uint64_t budget_bytes = 0;        // plan.budget_bytes
+  std::uint64_t layout_arena_bytes = 0;  // the layout's arena_bytes
   std::uint64_t planned_peak_bytes = 0;  // plan.predicted.peak_bytes
   double predicted_seconds = 0;          // plan.predicted.iteration_seconds x time_scale
   std::vector<double> measured_seconds;  // one per iteration
   double measured_median = 0;
   // Of the median iteration: per stream, time its ops ran past their scaled
-  // planned durations (Measurement::overrun_seconds).
-  std::array<double, kStreamCount> overrun_seconds{};
+  // planned durations (Measurement::overrun_seconds); unset where not measured.
+  std::optional<std::array<double, kStreamCount>> overrun_seconds;
   std::uint64_t checks = 0;  // pattern checks per iteration
   std::uint64_t wrong_bytes = 0;
   std::uint64_t freed_reads = 0;
@@ -74,7 +82,13 @@ struct RunReport {
 
   static constexpr std::size_t kMaxListed = 20;
   std::uint64_t integrity_errors() const { return wrong_bytes + freed_reads + static_errors; }
-  double fragmentation() const;  // arena / planned peak
+  // The device bytes held against the budget, the best figure the backend
+  // measured: the driver's for the arena on a GPU, else the touched
+  // high-water mark, else the allocation.
+  std::uint64_t measured_bytes() const;
+  const char* measured_bytes_source() const;
+  bool over_budget() const { return measured_bytes() > budget_bytes; }
+  double fragmentation() const;  // measured bytes / planned peak
 };
 
 // Builds, prepares and runs `options.iterations` iterations. An error found

@@ -43,7 +43,7 @@ std::uint64_t range_bytes(const std::vector<TensorRange>& ranges) {
 }
 
 // Seconds of host work an op needs before its planned time even starts.
-double work_seconds(const Op& op, const HostSpeed& speed) {
+double work_seconds(const Op& op, const HostSpeed& speed, bool poison) {
   auto at = [](std::uint64_t bytes, double rate) {
     return rate > 0 ? static_cast<double>(bytes) / rate : 0.0;
   };
@@ -54,7 +54,7 @@ double work_seconds(const Op& op, const HostSpeed& speed) {
       s += at(range_bytes(op.writes), speed.fill_bytes_per_s);
       break;
     case OpKind::kFree:
-      s += at(range_bytes(op.writes), speed.fill_bytes_per_s);
+      if (poison) s += at(range_bytes(op.writes), speed.fill_bytes_per_s);
       break;
     case OpKind::kCopyOut:
     case OpKind::kCopyIn:
@@ -89,8 +89,9 @@ class StreamRunner {
         outcomes_(outcomes) {}
 
   struct Result {
-    Clock::time_point end;  // when the last op actually ended
-    double overrun = 0;     // seconds of host work past the ops' planned times
+    Clock::time_point end;      // when the last op actually ended
+    double overrun = 0;         // seconds of host work past the ops' planned times
+    std::uint64_t touched = 0;  // one past the highest arena byte the ops used
   };
 
   // Runs every op of the stream from `start`.
@@ -107,7 +108,7 @@ class StreamRunner {
         ready = std::max(ready, ends_[static_cast<std::size_t>(w.stream)][w.index]);
       }
       const auto begin = Clock::now();
-      execute(op);
+      r.touched = std::max(r.touched, execute(op));
       const auto work = Clock::now() - begin;
       const auto planned = std::chrono::duration_cast<Clock::duration>(
           std::chrono::duration<double>(op.seconds * scale));
@@ -134,25 +135,42 @@ class StreamRunner {
     }
   }
 
-  void execute(const Op& op) const {
+  // Returns one past the highest arena byte it used.
+  std::uint64_t execute(const Op& op) const {
+    std::uint64_t top = 0;
+    auto used = [&top](const TensorRange& r) {
+      if (r.bytes > 0) top = std::max(top, r.offset + r.bytes);
+    };
     switch (op.kind) {
       case OpKind::kCompute:
         // Inputs first: an output never overwrites an input in a valid
         // layout, and in a broken one the read sees the state before.
-        for (const TensorRange& r : op.reads)
+        for (const TensorRange& r : op.reads) {
           outcomes_[r.check] = static_cast<std::uint8_t>(check_pattern(arena_, r));
-        for (const TensorRange& r : op.writes) write_pattern(arena_, r);
+          used(r);
+        }
+        for (const TensorRange& r : op.writes) {
+          write_pattern(arena_, r);
+          used(r);
+        }
         break;
       case OpKind::kFree:
-        for (const TensorRange& r : op.writes) std::memset(arena_ + r.offset, kPoisonByte, r.bytes);
+        if (program_.poison_frees)
+          for (const TensorRange& r : op.writes) {
+            std::memset(arena_ + r.offset, kPoisonByte, r.bytes);
+            used(r);
+          }
         break;
       case OpKind::kCopyOut:
         std::memcpy(pool_ + op.host_offset, arena_ + op.device.offset, op.device.bytes);
+        used(op.device);
         break;
       case OpKind::kCopyIn:
         std::memcpy(arena_ + op.device.offset, pool_ + op.host_offset, op.device.bytes);
+        used(op.device);
         break;
     }
+    return top;
   }
 
   const Program& program_;
@@ -226,7 +244,7 @@ double host_time_scale(const Program& program, const HostSpeed& speed, double to
   std::array<std::vector<std::pair<double, double>>, kStreamCount> work;  // (work, planned)
   for (std::size_t s = 0; s < kStreamCount; ++s)
     for (const Op& op : program.streams[s])
-      work[s].emplace_back(work_seconds(op, speed), op.seconds);
+      work[s].emplace_back(work_seconds(op, speed, program.poison_frees), op.seconds);
   // The host's excess over the plan, per stream, shrinks as the scale grows.
   auto fits = [&](double scale) {
     for (const auto& ops : work) {
@@ -251,7 +269,7 @@ double host_time_scale(const Program& program, const HostSpeed& speed, double to
 
 void HostBackend::FreeDeleter::operator()(std::byte* p) const { std::free(p); }
 
-HostBackend::Memory HostBackend::allocate(std::uint64_t bytes) {
+HostBackend::Memory HostBackend::allocate(std::uint64_t bytes, std::uint64_t* allocated) {
   // Page-aligned and rounded to pages: std::aligned_alloc requires a size
   // that is a multiple of the alignment; never zero, so the pointer is real.
   constexpr std::uint64_t kPage = 4096;
@@ -260,6 +278,7 @@ HostBackend::Memory HostBackend::allocate(std::uint64_t bytes) {
   if (p == nullptr)
     throw Error("host backend: cannot allocate " + std::to_string(bytes) + " bytes",
                 ExitCode::kBadInput);
+  if (allocated != nullptr) *allocated = size;
   return Memory(static_cast<std::byte*>(p));
 }
 
@@ -273,7 +292,7 @@ double HostBackend::default_time_scale(const Program& program) {
 void HostBackend::prepare(const Program& program) {
   arena_bytes_ = program.arena_bytes;
   pool_bytes_ = program.host_pool_bytes;
-  arena_ = allocate(arena_bytes_);
+  arena_ = allocate(arena_bytes_, &allocated_bytes_);
   pool_ = allocate(pool_bytes_);
 }
 
@@ -282,7 +301,14 @@ Measurement HostBackend::run(const Program& program) {
   // the clock starts) and write what is resident at the start.
   std::memset(arena_.get(), kPoisonByte, arena_bytes_);
   std::memset(pool_.get(), kPoisonByte, pool_bytes_);
-  for (const TensorRange& r : program.initial) write_pattern(arena_.get(), r);
+  std::uint64_t touched = 0;
+  auto used = [&touched](const TensorRange& r) {
+    if (r.bytes > 0) touched = std::max(touched, r.offset + r.bytes);
+  };
+  for (const TensorRange& r : program.initial) {
+    write_pattern(arena_.get(), r);
+    used(r);
+  }
 
   Measurement m;
   m.outcomes.assign(program.check_count, 0);
@@ -307,14 +333,19 @@ Measurement HostBackend::run(const Program& program) {
     go.notify_all();
   }  // jthreads join here
   Clock::time_point end = start;
+  m.overrun_seconds.emplace();
   for (std::size_t s = 0; s < kStreamCount; ++s) {
     if (!program.streams[s].empty()) end = std::max(end, results[s].end);
-    m.overrun_seconds[s] = results[s].overrun;
+    (*m.overrun_seconds)[s] = results[s].overrun;
+    touched = std::max(touched, results[s].touched);
   }
   m.seconds = std::chrono::duration<double>(end - start).count();
 
-  for (const TensorRange& r : program.final_reads)
+  for (const TensorRange& r : program.final_reads) {
     m.outcomes[r.check] = static_cast<std::uint8_t>(check_pattern(arena_.get(), r));
+    used(r);
+  }
+  m.touched_bytes = touched;
   return m;
 }
 

@@ -43,18 +43,19 @@ class HostBackend final : public Backend {
   double default_time_scale(const Program& program) override;
   void prepare(const Program& program) override;
   Measurement run(const Program& program) override;
-  std::uint64_t arena_bytes() const override { return arena_bytes_; }
+  MemoryFigures memory() const override { return {allocated_bytes_, {}, {}}; }
 
  private:
   struct FreeDeleter {
     void operator()(std::byte* p) const;
   };
   using Memory = std::unique_ptr<std::byte, FreeDeleter>;
-  static Memory allocate(std::uint64_t bytes);
+  static Memory allocate(std::uint64_t bytes, std::uint64_t* allocated = nullptr);
 
   Memory arena_;
   Memory pool_;
   std::uint64_t arena_bytes_ = 0;
+  std::uint64_t allocated_bytes_ = 0;  // the arena's allocation, page-rounded
   std::uint64_t pool_bytes_ = 0;
 };
 

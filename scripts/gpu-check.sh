@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Builds memplan with the CUDA backend and runs a few fixtures on the GPU:
 # each planned by `memplan plan` at 50% of its baseline peak, then executed
-# by `memplan run --backend cuda`, printing measured next to predicted
-# (arena bytes, iteration time, integrity errors). A few minutes in all.
-# Without a GPU it says so and exits 0; without nvcc it fails (exit 1).
+# by `memplan run --backend cuda` (once with poisoned frees for integrity,
+# three times without for time), printing measured next to predicted
+# (device bytes from cudaMemGetInfo against the budget, iteration time,
+# integrity errors). Fails on an integrity error or measured bytes over the
+# budget; asserts no time yet. A few minutes in all.
+# It proves something only on a GPU with a driver new enough for this
+# build's CUDA: anywhere else it prints "nothing proven" and exits 3, so a
+# machine without a GPU can never pass it. Without nvcc it fails (exit 1).
 #   scripts/gpu-check.sh                 BUILD_DIR=build-gpu DEVICE=h200-141gb
 #   MEMPLAN=path/to/memplan scripts/gpu-check.sh   use a built binary, skip the build
 set -euo pipefail
@@ -12,11 +17,26 @@ build_dir=${BUILD_DIR:-build-gpu}
 device=${DEVICE:-h200-141gb}
 out=${OUT_DIR:-$build_dir/gpu-check}
 
+nothing_proven() {  # why
+  echo "gpu-check: $1; nothing proven"
+  exit 3
+}
+
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
-  echo "gpu-check: no GPU here (nvidia-smi finds none); nothing to run"
-  exit 0
+  nothing_proven "no GPU here (nvidia-smi finds none)"
 fi
 nvidia-smi -L
+driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)
+# The highest CUDA version the driver supports, from nvidia-smi's banner.
+driver_cuda=$(nvidia-smi | sed -n 's/.*CUDA Version: *\([0-9.]*\).*/\1/p' | head -1)
+nvcc_cuda=$(PATH=$PATH:/usr/local/cuda/bin nvcc --version 2>/dev/null |
+  sed -n 's/.*release \([0-9.]*\),.*/\1/p' || true)
+echo "gpu-check: driver ${driver:-unknown} (supports CUDA ${driver_cuda:-unknown}), nvcc CUDA ${nvcc_cuda:-none}"
+# A driver older than the toolkit cannot load the build's kernels.
+if [ -n "$driver_cuda" ] && [ -n "$nvcc_cuda" ] &&
+  [ "$(printf '%s\n%s\n' "$nvcc_cuda" "$driver_cuda" | sort -V | head -1)" != "$nvcc_cuda" ]; then
+  nothing_proven "driver $driver supports CUDA $driver_cuda, older than nvcc's $nvcc_cuda"
+fi
 
 if [ -n "${MEMPLAN:-}" ]; then
   memplan=$MEMPLAN
@@ -58,8 +78,8 @@ make_plan() {  # fixture solver dir dims...
   done
   return 1
 }
-printf '%-11s %-7s %-10s %13s %13s %6s %11s %11s %7s %6s\n' fixture solver budget arena_bytes \
-  peak_bytes frag measured_s predicted_s diff errors
+printf '%-11s %-7s %-10s %13s %13s %13s %6s %11s %11s %7s %6s\n' fixture solver budget budget_bytes \
+  measured_B peak_bytes frag measured_s predicted_s diff errors
 status=0
 for c in "${cases[@]}"; do
   fixture=${c%%|*}
@@ -72,29 +92,38 @@ for c in "${cases[@]}"; do
       status=1
       continue
     fi
+    # Integrity with poisoned frees; timing without them (PLAN_FORMAT gives
+    # a free no time, a memset on the compute stream takes some).
     rc=0
     timeout 300 "$memplan" run "tests/fixtures/$fixture.training.onnx" --plan "$dir/plan.json" \
-      --backend cuda --iterations 3 --json >"$dir/run.json" 2>"$dir/run.err" || rc=$?
+      --backend cuda --json >"$dir/run.json" 2>"$dir/run.err" || rc=$?
     if [ "$rc" -eq 2 ] && grep -q "no usable CUDA device\|no CUDA device\|no CUDA driver" "$dir/run.err"; then
-      echo "gpu-check: $(tail -1 "$dir/run.err")"
-      exit 0
+      nothing_proven "$(tail -1 "$dir/run.err")"
     fi
-    if [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ]; then
-      printf '%-11s %-7s run failed (%s): %s\n' "$fixture" "$solver" "$rc" "$(tail -1 "$dir/run.err")"
+    trc=0
+    if [ "$rc" -eq 0 ] || [ "$rc" -eq 4 ] || [ "$rc" -eq 5 ]; then
+      timeout 300 "$memplan" run "tests/fixtures/$fixture.training.onnx" --plan "$dir/plan.json" \
+        --backend cuda --iterations 3 --no-poison --json >"$dir/time.json" 2>"$dir/time.err" || trc=$?
+    fi
+    # 4: integrity errors, 5: measured device bytes over the budget.
+    if { [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ] && [ "$rc" -ne 5 ]; } || [ ! -s "$dir/time.json" ]; then
+      printf '%-11s %-7s run failed (%s/%s): %s\n' "$fixture" "$solver" "$rc" "$trc" \
+        "$(tail -1 "$dir/run.err" "$dir/time.err" 2>/dev/null | tail -1)"
       status=1
       continue
     fi
-    [ "$rc" -eq 4 ] && status=1
-    python3 - "$fixture" "$solver" "$budget" "$dir/run.json" <<'PY'
+    [ "$rc" -ne 0 ] && status=1
+    python3 - "$fixture" "$solver" "$budget" "$dir/run.json" "$dir/time.json" <<'PY'
 import json, sys
-fixture, solver, budget, path = sys.argv[1:5]
-r = json.load(open(path))
-a, it, i = r["arena"], r["iteration"], r["integrity"]
+fixture, solver, budget, run_path, time_path = sys.argv[1:6]
+r, t = json.load(open(run_path)), json.load(open(time_path))
+mem, it, i = r["memory"], t["iteration"], r["integrity"]
 m, p = it["measured_seconds"], it["predicted_seconds"]
 diff = f"{100 * (m / p - 1):+.1f}%" if p > 0 else "n/a"
-print(f"{fixture:<11} {solver:<7} {budget:<10} {a['measured_bytes']:>13} "
-      f"{a['predicted_peak_bytes']:>13} {a['fragmentation']:>6.3f} {m:>11.6f} {p:>11.6f} "
-      f"{diff:>7} {i['errors']:>6}")
+flag = "" if mem["fits_budget"] else "  OVER BUDGET"
+print(f"{fixture:<11} {solver:<7} {budget:<10} {mem['budget_bytes']:>13} {mem['measured']['bytes']:>13} "
+      f"{mem['predicted']['peak_bytes']:>13} {mem['fragmentation']:>6.3f} {m:>11.6f} {p:>11.6f} "
+      f"{diff:>7} {i['errors']:>6}{flag}")
 PY
   done
 done

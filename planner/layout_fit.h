@@ -1,0 +1,40 @@
+#pragma once
+// A plan whose memory layout fits its budget (PLAN_FORMAT: arena_bytes <=
+// budget_bytes). The planner counts exact tensor bytes; the layout rounds
+// each allocation to the alignment and loses what best fit cannot pack, so
+// a plan at its budget can need a larger arena. Where it does, the plan is
+// searched again for a budget lowered by the overshoot, a few times, and
+// the plan keeps the budget it was asked for.
+#include <cstdint>
+
+#include "ir/costs.h"
+#include "ir/graph.h"
+#include "planner/plan_search.h"
+
+namespace memplan::planner {
+
+struct LayoutFitOutcome {
+  PlanOutcome outcome;  // outcome.plan carries its memory_layout when it fits
+  bool layout_fits = false;
+  std::uint64_t first_arena_bytes = 0;      // the layout of the plan for the asked budget
+  int replans = 0;                          // searches at lowered budgets
+  std::uint64_t planning_budget_bytes = 0;  // the budget the kept plan was searched for
+};
+
+inline constexpr int kMaxLayoutReplans = 3;
+
+// search_plan(), then the layout; when the arena overshoots, search_plan()
+// for budget - (arena - peak), then less the overshoot too, until a layout
+// fits or no plan does; last, the plan for the smallest reachable peak.
+// Keeps the plan with the smallest arena when none fits.
+LayoutFitOutcome search_plan_with_layout(const ir::Graph& graph, const ir::NodeCosts& costs,
+                                         const PlanRequest& request,
+                                         int max_replans = kMaxLayoutReplans);
+
+// The smallest budget for which search_plan_with_layout() finds a plan
+// whose layout fits: the arena of the plan for smallest_reachable_peak()
+// (at least that peak). Plans twice; for messages on the failure path.
+std::uint64_t smallest_reachable_budget(const ir::Graph& graph, const ir::NodeCosts& costs,
+                                        const PlanRequest& request);
+
+}  // namespace memplan::planner

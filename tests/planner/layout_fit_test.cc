@@ -1,0 +1,118 @@
+// Plans whose memory layout fits the budget: where the first plan's arena
+// overshoots (the planner counts exact bytes, the layout 256-byte slots and
+// what best fit cannot pack), search_plan_with_layout plans again lower and
+// keeps the budget asked for.
+#include "planner/layout_fit.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "ir/device_presets.h"
+#include "ir/node_costs.h"
+#include "ir/onnx_loader.h"
+#include "planner/memory_layout.h"
+#include "planner/plan_validator.h"
+#include "support/model_builder.h"
+#include "support/run_command.h"
+
+namespace memplan::planner {
+namespace {
+
+struct Loaded {
+  ir::Graph graph;
+  ir::NodeCosts costs;
+};
+
+Loaded load_mlp() {
+  Loaded l;
+  ir::LoadOptions o;
+  o.dims = {{"batch", 64}};
+  l.graph = ir::load_model(std::string(MEMPLAN_FIXTURES) + "/mlp.training.onnx", o).graph;
+  std::vector<std::string> warnings;
+  l.costs = ir::make_node_costs(l.graph, ir::device_preset("a100-40gb"), {}, "roofline", warnings);
+  return l;
+}
+
+PlanRequest vdnn_at(std::uint64_t budget) {
+  PlanRequest req;
+  req.solver = "vdnn";
+  req.budget_bytes = budget;
+  return req;
+}
+
+// mlp, swap-only at its reachable peak: the peak fits exactly, the arena
+// did not (3210 B over before issue 19).
+TEST(LayoutFit, AtTheReachablePeakTheFirstLayoutOvershoots) {
+  const Loaded l = load_mlp();
+  const std::uint64_t floor = smallest_reachable_peak(l.graph, l.costs, true, false);
+  PlanOutcome plain = search_plan(l.graph, l.costs, vdnn_at(floor));
+  ASSERT_TRUE(plain.fits);
+  EXPECT_GT(compute_memory_layout(l.graph, plain.plan).arena_bytes, floor);
+}
+
+TEST(LayoutFit, FromTheReachableBudgetUpTheLayoutFits) {
+  const Loaded l = load_mlp();
+  const std::uint64_t reach = smallest_reachable_budget(l.graph, l.costs, vdnn_at(0));
+  EXPECT_GE(reach, smallest_reachable_peak(l.graph, l.costs, true, false));
+  for (std::uint64_t budget : {reach, reach + reach / 100, reach + reach / 10}) {
+    const LayoutFitOutcome fit = search_plan_with_layout(l.graph, l.costs, vdnn_at(budget));
+    ASSERT_TRUE(fit.outcome.fits);
+    EXPECT_TRUE(fit.layout_fits) << "budget " << budget;
+    const Plan& plan = fit.outcome.plan;
+    ASSERT_TRUE(plan.memory_layout.has_value());
+    EXPECT_LE(plan.memory_layout->arena_bytes, budget);
+    EXPECT_EQ(plan.budget_bytes, budget);  // as asked, whatever it was planned for
+    EXPECT_LE(fit.planning_budget_bytes, budget);
+    const Validation v = validate(l.graph, plan);
+    EXPECT_TRUE(v.valid) << v.message;
+  }
+}
+
+TEST(LayoutFit, BelowTheReachableBudgetItSaysItDoesNotFit) {
+  const Loaded l = load_mlp();
+  const std::uint64_t floor = smallest_reachable_peak(l.graph, l.costs, true, false);
+  const std::uint64_t reach = smallest_reachable_budget(l.graph, l.costs, vdnn_at(0));
+  if (reach == floor) GTEST_SKIP() << "the floor plan's layout fits its peak exactly";
+  const LayoutFitOutcome fit = search_plan_with_layout(l.graph, l.costs, vdnn_at(floor));
+  ASSERT_TRUE(fit.outcome.fits);
+  EXPECT_FALSE(fit.layout_fits);
+  EXPECT_GT(fit.outcome.plan.memory_layout->arena_bytes, floor);
+  EXPECT_GE(fit.replans, 1);
+}
+
+// The CLI at the peak floor: the layout cannot fit, so the budget cannot be
+// met (exit 3, 5 as a CI gate), and the plan written says so.
+TEST(LayoutFitCli, AnOvershootingLayoutIsExit3AndFitsBudgetFalse) {
+  const Loaded l = load_mlp();
+  const std::uint64_t floor = smallest_reachable_peak(l.graph, l.costs, true, false);
+  const std::uint64_t reach = smallest_reachable_budget(l.graph, l.costs, vdnn_at(0));
+  if (reach == floor) GTEST_SKIP() << "the floor plan's layout fits its peak exactly";
+  const std::string dir = test::temp_path("layout_fit_cli");
+  const std::string args = "plan " + std::string(MEMPLAN_FIXTURES) +
+                           "/mlp.training.onnx --dim batch=64 --device a100-40gb --solver vdnn "
+                           "--no-rewrite -q -o " +
+                           dir + " --budget " + std::to_string(floor);
+  auto r = test::run_memplan(args);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("the plan's peak fits but its memory layout's arena"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("the smallest budget memplan can reach is"), std::string::npos) << r.err;
+  std::ifstream in(dir + "/plan.json");
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc["memory_layout"]["fits_budget"], false);
+  EXPECT_GT(doc["memory_layout"]["over_budget_bytes"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(doc["budget_bytes"], floor);
+  EXPECT_EQ(test::run_memplan(args + " --fail-over-budget").exit_code, 5);
+  auto v = test::run_memplan("validate " + std::string(MEMPLAN_FIXTURES) + "/mlp.training.onnx " +
+                             dir + "/plan.json");
+  EXPECT_EQ(v.exit_code, 4);
+  EXPECT_NE(v.err.find("is over budget_bytes"), std::string::npos) << v.err;
+
+  auto at_reach = test::run_memplan(args.substr(0, args.rfind(' ') + 1) + std::to_string(reach));
+  EXPECT_EQ(at_reach.exit_code, 0) << at_reach.err;
+}
+
+}  // namespace
+}  // namespace memplan::planner
