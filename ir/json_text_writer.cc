@@ -94,6 +94,12 @@ JsonTextWriter& JsonTextWriter::value(std::nullptr_t) {
   return *this;
 }
 
+JsonTextWriter& JsonTextWriter::value(bool flag) {
+  separate();
+  out_ += flag ? "true" : "false";
+  return *this;
+}
+
 void JsonTextWriter::append_integer(std::int64_t as_signed, bool is_signed,
                                     std::uint64_t as_unsigned) {
   std::array<char, 24> buf{};

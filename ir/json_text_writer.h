@@ -34,6 +34,7 @@ class JsonTextWriter {
   // for NaN and infinities.
   JsonTextWriter& value(double number);
   JsonTextWriter& value(std::nullptr_t);
+  JsonTextWriter& value(bool flag);
   template <std::integral T>
   requires(!std::same_as<T, bool>) JsonTextWriter& value(T number) {
     separate();

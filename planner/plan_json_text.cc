@@ -86,10 +86,15 @@ void predicted(JsonTextWriter& w, const Predicted& p) {
   w.end_object();
 }
 
-void memory_layout(JsonTextWriter& w, const ir::Graph& graph, const MemoryLayout& m) {
+void memory_layout(JsonTextWriter& w, const ir::Graph& graph, const MemoryLayout& m,
+                   std::uint64_t budget) {
   w.key("memory_layout").begin_object().member("alignment", m.alignment);
   w.member("arena_bytes", m.arena_bytes).member("peak_bytes", m.peak_bytes);
   w.member("fragmentation", finite(m.fragmentation(), "memory_layout.fragmentation"));
+  // Added keys (PLAN_FORMAT allows them), as plan_to_json writes them.
+  w.member("fragmentation_bytes", m.arena_bytes > m.peak_bytes ? m.arena_bytes - m.peak_bytes : 0);
+  w.member("fits_budget", m.arena_bytes <= budget);
+  if (m.arena_bytes > budget) w.member("over_budget_bytes", m.arena_bytes - budget);
   w.key("allocations").begin_array();
   for (const Allocation& a : m.allocations) {
     if (a.tensor >= graph.tensors().size())
@@ -115,7 +120,7 @@ std::string plan_file_text(const ir::Graph& graph, const Plan& plan) {
   node_seconds(w, graph, plan);
   tensors_and_schedule(w, graph, plan);
   predicted(w, plan.predicted);
-  if (plan.memory_layout) memory_layout(w, graph, *plan.memory_layout);
+  if (plan.memory_layout) memory_layout(w, graph, *plan.memory_layout, plan.budget_bytes);
   w.end_object();
   text += '\n';
   return text;

@@ -24,6 +24,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from carried_section import write_section  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PY = sys.executable
 # label, model, dims: small enough that a step takes seconds on 2 cores
@@ -35,7 +38,6 @@ MODELS = [
     ("gpt_tiny (zoo)", "tests/fixtures/torch/gpt_tiny.opset15.training.onnx", {"batch": 256, "seq": 64}),
 ]
 BUDGETS = ["75%", "50%"]
-BEGIN, END = "<!-- ort-peak:begin -->", "<!-- ort-peak:end -->"
 
 
 def peak_mib(model: str, dims: dict, reuse: bool = True) -> float | None:
@@ -144,18 +146,7 @@ def main() -> int:
             for budget in BUDGETS:
                 rows.append(case(args.memplan, label, path, dims, budget, work, original))
                 print(rows[-1], flush=True)
-    text = table(rows, time.time() - start)
-    os.makedirs(os.path.join(ROOT, "docs/bench"), exist_ok=True)
-    with open(os.path.join(ROOT, "docs/bench/ort_peak.md"), "w") as f:
-        f.write(text)
-    bench = os.path.join(ROOT, "docs/BENCHMARKS.md")
-    with open(bench) as f:
-        doc = f.read()
-    block = f"{BEGIN}\n{text}{END}"
-    doc = doc[: doc.index(BEGIN)] + block + doc[doc.index(END) + len(END):] if BEGIN in doc else \
-        doc.rstrip("\n") + "\n\n" + block + "\n"
-    with open(bench, "w") as f:
-        f.write(doc)
+    write_section("ort_peak", "ort-peak", table(rows, time.time() - start))
     return 0
 
 

@@ -8,6 +8,7 @@ import os
 
 import analysis as an
 import bench_config as cfg
+from carried_section import read_section
 import report_plots
 import report_targets
 import report_text
@@ -154,30 +155,11 @@ def write_report(D, args):
     L += report_text.speed(speed, gbt, nodes, splots, rel, machine, skipped, D["gb"].get("context"))
     L += report_text.findings(q, speed, gbt, D["headline"], skipped)
     L += report_text.method(args.command, args.seconds, machine.get("quick"))
-    L += ort_peak_section()
-    L += carried_section(TIGHT_BUDGETS, "tight-budgets")
+    # Generated apart (minutes of ONNX Runtime runs; the tight-budget
+    # sweep) and carried into every regenerated report.
+    L += read_section("ort_peak", "ort-peak")
+    L += read_section("tight_budgets", "tight-budgets")
     return L
-
-
-# Generated apart (scripts/bench/ort_peak_bench.py, minutes of ONNX Runtime
-# runs) and carried into every regenerated report.
-ORT_PEAK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "bench",
-                        "ort_peak.md")
-
-
-def ort_peak_section():
-    return carried_section(ORT_PEAK, "ort-peak")
-
-
-# Generated apart too (scripts/bench/tight_budgets_bench.py).
-TIGHT_BUDGETS = os.path.join(os.path.dirname(ORT_PEAK), "tight_budgets.md")
-
-
-def carried_section(path, marker):
-    if not os.path.exists(path):
-        return []
-    with open(path) as f:
-        return ["", "<!-- %s:begin -->" % marker, f.read().rstrip("\n"), "<!-- %s:end -->" % marker]
 
 
 # The hand-written notes on these figures (not generated).

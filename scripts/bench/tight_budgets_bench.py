@@ -24,35 +24,19 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
 import bench_config as cfg  # noqa: E402
+from carried_section import write_section  # noqa: E402
+from chain_model import chain_model  # noqa: E402
 from run_bench import SMALLEST, dim_args, run  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BEGIN, END = "<!-- tight-budgets:begin -->", "<!-- tight-budgets:end -->"
 DEVICE = cfg.PARETO_DEVICE
 STATE_FLOATS = 1 << 20  # 4 MiB
 CHAINS = {64: [32, 24, 16, 12, 10, 8, 6, 5], 32: [16, 12, 10, 8, 7, 6, 5]}
 CHAIN_SOLVERS = ["auto", "recompute-greedy", "recompute-ilp", "chen-sqrt"]
 FIXTURE_BUDGETS = [40, 35, 30, 25, 20, 15, 10, 5]
 FIXTURE_SOLVERS = ["auto", "greedy", "ilp", "recompute-greedy", "recompute-ilp", "chen-sqrt"]
-
-
-def chain_model(steps, path):
-    import onnx
-    from onnx import TensorProto, helper
-    nodes = [helper.make_node("Sigmoid", [f"x{i - 1}"], [f"x{i}"], name=f"f{i}")
-             for i in range(1, steps + 1)]
-    nodes.append(helper.make_node("ReduceSum", [f"x{steps}"], ["loss"], name="loss_node", keepdims=0))
-    nodes.append(helper.make_node("Neg", [f"x{steps}"], [f"g{steps}"], name="b_start"))
-    nodes += [helper.make_node("Mul", [f"g{i}", f"x{i - 1}"], [f"g{i - 1}"], name=f"b{i}")
-              for i in range(steps, 0, -1)]
-    graph = helper.make_graph(
-        nodes, "chain", [helper.make_tensor_value_info("x0", TensorProto.FLOAT, [STATE_FLOATS])],
-        [helper.make_tensor_value_info("loss", TensorProto.FLOAT, []),
-         helper.make_tensor_value_info("g0", TensorProto.FLOAT, [STATE_FLOATS])])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    onnx.save(model, path)
 
 
 def revolve_recomputes(l, s):
@@ -67,11 +51,15 @@ def revolve_recomputes(l, s):
     return r * l - math.comb(s + r, s + 1) - l
 
 
+def plan_cmd(memplan, model, dims, budget, solver, out, *more):
+    return [memplan, "plan", model, *dim_args(dims), "--device", DEVICE, "--budget", str(budget),
+            "--solver", solver, *more, "--no-rewrite", "-q", "-o", out]
+
+
 def plan_json(memplan, model, budget, solver, allow, time_limit, dims=()):
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [memplan, "plan", model, *dim_args(dims), "--device", DEVICE, "--budget", str(budget),
-               "--solver", solver, "--allow", allow, "--time-limit", str(time_limit),
-               "--no-rewrite", "-q", "-o", tmp]
+        cmd = plan_cmd(memplan, model, dims, budget, solver, tmp, "--allow", allow, "--time-limit",
+                       str(time_limit))
         rc, _, err, secs = run(cmd, timeout=900)
         if rc != 0:
             return None, secs
@@ -89,7 +77,7 @@ def chains(args):
     with tempfile.TemporaryDirectory() as work:
         for steps, budgets in CHAINS.items():
             model = os.path.join(work, f"chain{steps}.onnx")
-            chain_model(steps, model)
+            chain_model(steps, STATE_FLOATS, model)
             for s in budgets:
                 budget = s * 4 * 2**20 + 2**20
                 counts = []
@@ -109,9 +97,7 @@ def chains(args):
 
 def floor_pct(memplan, fx):
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [memplan, "plan", fx["path"], *dim_args(fx["dims"]), "--device", DEVICE, "--budget", "1%",
-               "--solver", "greedy", "--no-rewrite", "-q", "-o", tmp]
-        _, _, err, _ = run(cmd, timeout=900)
+        _, _, err, _ = run(plan_cmd(memplan, fx["path"], fx["dims"], "1%", "greedy", tmp), timeout=900)
     m = SMALLEST.search(err)
     rc, out, _, _ = run([memplan, "inspect", fx["path"], *dim_args(fx["dims"]), "--device", DEVICE,
                          "--json"], timeout=900)
@@ -182,17 +168,7 @@ def main():
                       "%g s. The exact optimum on small DAGs (Checkmate's MILP, equal to an enumeration) is in "
                       "the tests: `RematOptimum.*` prints it next to memplan's plans." %
                       (time.time() - start, os.cpu_count(), args.time_limit), ""] + body)
-    os.makedirs(os.path.join(ROOT, "docs/bench"), exist_ok=True)
-    with open(os.path.join(ROOT, "docs/bench/tight_budgets.md"), "w") as f:
-        f.write(text)
-    bench = os.path.join(ROOT, "docs/BENCHMARKS.md")
-    with open(bench) as f:
-        doc = f.read()
-    block = f"{BEGIN}\n{text}{END}"
-    doc = doc[: doc.index(BEGIN)] + block + doc[doc.index(END) + len(END):] if BEGIN in doc else \
-        doc.rstrip("\n") + "\n\n" + block + "\n"
-    with open(bench, "w") as f:
-        f.write(doc)
+    write_section("tight_budgets", "tight-budgets", text)
     return 0
 
 

@@ -27,26 +27,13 @@ import tempfile
 import numpy as np
 import onnx
 import onnxruntime as ort
-from onnx import TensorProto, helper
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts",
+                                "fixtures"))
+from chain_model import chain_model  # noqa: E402
 
 STEPS = 32
 FLOATS = 1 << 16
-
-
-def chain_model(path: str) -> None:
-    nodes = [helper.make_node("Sigmoid", [f"x{i - 1}"], [f"x{i}"], name=f"f{i}")
-             for i in range(1, STEPS + 1)]
-    nodes.append(helper.make_node("ReduceSum", [f"x{STEPS}"], ["loss"], name="loss_node", keepdims=0))
-    nodes.append(helper.make_node("Neg", [f"x{STEPS}"], [f"g{STEPS}"], name="b_start"))
-    nodes += [helper.make_node("Mul", [f"g{i}", f"x{i - 1}"], [f"g{i - 1}"], name=f"b{i}")
-              for i in range(STEPS, 0, -1)]
-    graph = helper.make_graph(
-        nodes, "chain", [helper.make_tensor_value_info("x0", TensorProto.FLOAT, [FLOATS])],
-        [helper.make_tensor_value_info("loss", TensorProto.FLOAT, []),
-         helper.make_tensor_value_info("g0", TensorProto.FLOAT, [FLOATS])])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    onnx.save(model, path)
 
 
 def run_model(path: str, x: np.ndarray, level) -> list:
@@ -105,7 +92,7 @@ def main() -> int:
     passed = failed = 0
     with tempfile.TemporaryDirectory() as work:
         model = os.path.join(work, "chain.onnx")
-        chain_model(model)
+        chain_model(STEPS, FLOATS, model)
         for states in (8, 6):
             if check(args.memplan, work, model, states):
                 failed += 1

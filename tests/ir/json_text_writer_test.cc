@@ -73,14 +73,16 @@ TEST(JsonTextWriter, StringsEscapedAndRepairedAsNlohmann) {
 TEST(JsonTextWriter, NestedDocumentMatchesTheDom) {
   const json doc = {{"a", json::array({1, -2, std::uint64_t{18446744073709551615u}, 0.5})},
                     {"b", json::object()},
-                    {"c", {{"d", "x"}, {"e", json::array()}}}};
+                    {"c", {{"d", "x"}, {"e", json::array()}}},
+                    {"f", true},
+                    {"g", false}};
   std::string out;
   JsonTextWriter w(out);
   w.begin_object().key("a").begin_array();
   w.value(1).value(-2).value(std::uint64_t{18446744073709551615u}).value(0.5);
   w.end_array().key("b").begin_object().end_object();
   w.key("c").begin_object().member("d", "x").key("e").begin_array().end_array().end_object();
-  w.end_object();
+  w.member("f", true).member("g", false).end_object();
   EXPECT_EQ(out, dumped(doc));
 }
 

@@ -5,6 +5,7 @@
 // values (the arithmetic is not a true gradient; only the reads matter).
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ir/device_presets.h"
 #include "ir/node_costs.h"
@@ -19,7 +20,21 @@ struct SmallDag {
   std::uint64_t value_bytes = 0;  // of every activation
 };
 
-inline SmallDag load_small_dag(const ModelBuilder& b, const std::string& stem, std::int64_t n) {
+// One node per entry, named after its output; ReduceSum keeps no dims.
+struct DagOp {
+  std::string op;
+  std::vector<std::string> inputs;
+  std::string output;
+};
+
+inline SmallDag small_dag(const std::vector<DagOp>& ops, const std::string& stem, std::int64_t n) {
+  ModelBuilder b;
+  b.input("x", {n});
+  for (const DagOp& o : ops) {
+    auto& node = b.node(o.op, o.inputs, {o.output}, o.output);
+    if (o.op == "ReduceSum") set_int_attr(node, "keepdims", 0);
+  }
+  b.output("loss").output("g_x");
   SmallDag d;
   d.graph = ir::load_model(b.write(stem), {}).graph;
   std::vector<std::string> warnings;
@@ -30,43 +45,37 @@ inline SmallDag load_small_dag(const ModelBuilder& b, const std::string& stem, s
 
 // a = σ(x), b = tanh(a), c = σ(b), r = c + a (the skip), loss = Σ r.
 inline SmallDag residual_block(std::int64_t n) {
-  ModelBuilder b;
-  b.input("x", {n});
-  b.node("Sigmoid", {"x"}, {"a"}, "a");
-  b.node("Tanh", {"a"}, {"b"}, "b");
-  b.node("Sigmoid", {"b"}, {"c"}, "c");
-  b.node("Add", {"c", "a"}, {"r"}, "r");
-  set_int_attr(b.node("ReduceSum", {"r"}, {"loss"}, "loss"), "keepdims", 0);
-  b.node("Neg", {"r"}, {"g_r"}, "g_r");
-  b.node("Mul", {"g_r", "b"}, {"g_c"}, "g_c");
-  b.node("Mul", {"g_c", "c"}, {"g_b"}, "g_b");
-  b.node("Mul", {"g_b", "a"}, {"g_a1"}, "g_a1");
-  b.node("Add", {"g_a1", "g_r"}, {"g_a"}, "g_a");
-  b.node("Mul", {"g_a", "x"}, {"g_x"}, "g_x");
-  b.output("loss").output("g_x");
-  return load_small_dag(b, "residual_block", n);
+  return small_dag({{"Sigmoid", {"x"}, "a"},
+                    {"Tanh", {"a"}, "b"},
+                    {"Sigmoid", {"b"}, "c"},
+                    {"Add", {"c", "a"}, "r"},
+                    {"ReduceSum", {"r"}, "loss"},
+                    {"Neg", {"r"}, "g_r"},
+                    {"Mul", {"g_r", "b"}, "g_c"},
+                    {"Mul", {"g_c", "c"}, "g_b"},
+                    {"Mul", {"g_b", "a"}, "g_a1"},
+                    {"Add", {"g_a1", "g_r"}, "g_a"},
+                    {"Mul", {"g_a", "x"}, "g_x"}},
+                   "residual_block", n);
 }
 
 // q = σ(x), k = tanh(x), s = q·k, p = σ(s), v = relu(x), o = p·v, loss = Σ o.
 inline SmallDag two_branch_attention(std::int64_t n) {
-  ModelBuilder b;
-  b.input("x", {n});
-  b.node("Sigmoid", {"x"}, {"q"}, "q");
-  b.node("Tanh", {"x"}, {"k"}, "k");
-  b.node("Mul", {"q", "k"}, {"s"}, "s");
-  b.node("Sigmoid", {"s"}, {"p"}, "p");
-  b.node("Relu", {"x"}, {"v"}, "v");
-  b.node("Mul", {"p", "v"}, {"o"}, "o");
-  set_int_attr(b.node("ReduceSum", {"o"}, {"loss"}, "loss"), "keepdims", 0);
-  b.node("Neg", {"o"}, {"g_o"}, "g_o");
-  b.node("Mul", {"g_o", "v"}, {"g_p"}, "g_p");
-  b.node("Mul", {"g_o", "p"}, {"g_v"}, "g_v");
-  b.node("Mul", {"g_p", "s"}, {"g_s"}, "g_s");
-  b.node("Mul", {"g_s", "k"}, {"g_q"}, "g_q");
-  b.node("Mul", {"g_s", "q"}, {"g_k"}, "g_k");
-  b.node("Sum", {"g_q", "g_k", "g_v"}, {"g_x"}, "g_x");
-  b.output("loss").output("g_x");
-  return load_small_dag(b, "two_branch_attention", n);
+  return small_dag({{"Sigmoid", {"x"}, "q"},
+                    {"Tanh", {"x"}, "k"},
+                    {"Mul", {"q", "k"}, "s"},
+                    {"Sigmoid", {"s"}, "p"},
+                    {"Relu", {"x"}, "v"},
+                    {"Mul", {"p", "v"}, "o"},
+                    {"ReduceSum", {"o"}, "loss"},
+                    {"Neg", {"o"}, "g_o"},
+                    {"Mul", {"g_o", "v"}, "g_p"},
+                    {"Mul", {"g_o", "p"}, "g_v"},
+                    {"Mul", {"g_p", "s"}, "g_s"},
+                    {"Mul", {"g_s", "k"}, "g_q"},
+                    {"Mul", {"g_s", "q"}, "g_k"},
+                    {"Sum", {"g_q", "g_k", "g_v"}, "g_x"}},
+                   "two_branch_attention", n);
 }
 
 }  // namespace memplan::test
