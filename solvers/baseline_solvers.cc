@@ -52,7 +52,7 @@ Solution VdnnSolver::solve(const Problem& p, const SolverOptions&) const {
   for (std::size_t i = 0; i < choice.size(); ++i)
     if (p.candidates[i].can_swap) choice[i] = Decision::kSwap;
   Solution s = finish(p, std::move(choice), start);
-  s.prefetch_window = 1;  // the next layer's reload during this layer
+  s.prefetch_window = 1;  // the next node's reload during this node
   return s;
 }
 

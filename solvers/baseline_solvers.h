@@ -15,7 +15,8 @@ class ChenSqrtSolver final : public Solver {
 };
 
 // vDNN-style swap-only: offload every activation that can be, prefetch one
-// layer ahead. Ignores the budget.
+// step (one node of the schedule) ahead, our reading of vDNN's "one layer
+// ahead" on graphs whose layers are many nodes. Ignores the budget.
 class VdnnSolver final : public Solver {
  public:
   std::string_view name() const override { return "vdnn"; }

@@ -34,8 +34,8 @@ struct Solution {
   std::optional<double> bound_seconds;
   double solve_seconds = 0;
   std::string note;  // e.g. "coarsened: 412 groups for 1536 candidates"
-  // A schedule hint: how far ahead swap_ins may be prefetched (vDNN's
-  // "one layer ahead"); unset: the scheduler's default.
+  // A schedule hint: how many steps ahead swap_ins may be prefetched (vDNN
+  // takes 1: one node ahead, not one layer); unset: the scheduler's default.
   std::optional<std::size_t> prefetch_window;
   // Where a second opinion (a simulator-judged alternative) replaced the
   // solver's own answer: that answer, which budget tightening follows.
