@@ -95,18 +95,8 @@ class TrackingSax {
 
   std::string where() const {
     std::vector<std::string> keys;
-    for (const Frame& f : frames_) {
-      if (!f.array) {
-        keys.push_back(f.key);
-        continue;
-      }
-      // Appended piecewise: GCC 12 at -O3 reports "[" + s + "]" as an
-      // overlapping memcpy (-Wrestrict, a false positive).
-      std::string index = "[";
-      index += std::to_string(f.index == 0 ? 0 : f.index - 1);
-      index += ']';
-      keys.push_back(std::move(index));
-    }
+    for (const Frame& f : frames_)
+      keys.push_back(f.array ? "[" + std::to_string(f.index == 0 ? 0 : f.index - 1) + "]" : f.key);
     return keys.empty() ? std::string("top level")
                         : render_key_path(keys, options_.user_named_sections);
   }
