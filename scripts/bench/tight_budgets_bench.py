@@ -67,13 +67,17 @@ def plan_json(memplan, model, budget, solver, allow, time_limit, dims=()):
             return json.load(f), secs
 
 
+def table_head(title, text, columns):
+    return ["### " + title, "", text, "", "| " + " | ".join(columns) + " |",
+            "|" + "---|" * len(columns)]
+
+
 def chains(args):
-    lines = ["### Uniform chains (a100-40gb, recompute only)", "",
-             "Recomputations of each solver's plan (— : no plan fits); the budget is S states of 4 MiB "
-             "plus 1 MiB. revolve: Griewank's optimum with S−3 and S−4 checkpoints. Ratio: memplan's best "
-             "over revolve with S−4.", "",
-             "| chain | S | " + " | ".join(CHAIN_SOLVERS) + " | revolve S−3 | revolve S−4 | best / revolve S−4 |",
-             "|---|---|" + "---|" * (len(CHAIN_SOLVERS) + 3)]
+    lines = table_head("Uniform chains (a100-40gb, recompute only)",
+                       "Recomputations of each solver's plan (— : no plan fits); the budget is S states of "
+                       "4 MiB plus 1 MiB. revolve: Griewank's optimum with S−3 and S−4 checkpoints. Ratio: "
+                       "memplan's best over revolve with S−4.",
+                       ["chain", "S", *CHAIN_SOLVERS, "revolve S−3", "revolve S−4", "best / revolve S−4"])
     with tempfile.TemporaryDirectory() as work:
         for steps, budgets in CHAINS.items():
             model = os.path.join(work, f"chain{steps}.onnx")
@@ -107,12 +111,11 @@ def floor_pct(memplan, fx):
 
 
 def fixtures(args):
-    lines = ["### Fixtures (a100-40gb, `memplan compare`)", "",
-             "Overhead % of each solver's plan at budgets from 40 % of the baseline peak down to the floor "
-             "(the smallest budget memplan can reach, all candidates evicted; its first budget above is the "
-             "last row). **Bold**: the best that fits; ✗: no plan fits.", "",
-             "| fixture | floor | budget | " + " | ".join(FIXTURE_SOLVERS) + " |",
-             "|---|---|---|" + "---|" * len(FIXTURE_SOLVERS)]
+    lines = table_head("Fixtures (a100-40gb, `memplan compare`)",
+                       "Overhead % of each solver's plan at budgets from 40 % of the baseline peak down to "
+                       "the floor (the smallest budget memplan can reach, all candidates evicted; its first "
+                       "budget above is the last row). **Bold**: the best that fits; ✗: no plan fits.",
+                       ["fixture", "floor", "budget", *FIXTURE_SOLVERS])
     for fx in cfg.fixtures(os.path.join(ROOT, "tests/fixtures"), False):
         floor = floor_pct(args.memplan, fx)
         if floor is None:
