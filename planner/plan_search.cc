@@ -140,7 +140,8 @@ void rescue_unfit(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequ
   sp.interrupted = req.interrupted;
   auto seconds = [&](const ScheduleResult& s) { return simulate_schedule(g, costs, s); };
   auto k = fit_by_checkpoint_spacing(g, costs, problem, req.budget_bytes, seconds, sp);
-  if (k && faster(k->plan.schedule))
+  // The search already priced its winner: only the plan held so far is simulated.
+  if (k && (!best.schedule.fits || k->seconds < simulate_schedule(g, costs, best.schedule)))
     adopt(best, std::move(k->plan.schedule), k->plan.choice,
           solvers::evaluate(problem, k->plan.choice).overhead_seconds,
           "kept every k-th candidate (k = " + std::to_string(k->spacing) +

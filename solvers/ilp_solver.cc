@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "solvers/cbc_main.h"
 #include "solvers/coarsen.h"
 #include "solvers/greedy_solver.h"
 #include "solvers/ilp_model.h"
@@ -182,28 +183,6 @@ void read_answer(CbcModel& model, const IlpModel& m, const Problem& problem,
   }
 }
 
-// Cbc's command line. Its preprocessing, stopped by the clock, can crash in
-// CglPreProcess::postProcess (seen on gpt2_medium v100 40 % under load, 1
-// run in 3): the caller turns it off for link-cut re-solves.
-struct CbcArgs {
-  CbcArgs(double seconds, int threads, bool preprocess) {
-    text = {"memplan-ilp",
-            "-timeMode",
-            "elapsed",
-            "-sec",
-            std::to_string(seconds),
-            "-threads",
-            std::to_string(threads),
-            "-log",
-            "0"};
-    if (!preprocess) text.insert(text.end(), {"-preprocess", "off"});
-    text.insert(text.end(), {"-solve", "-quit"});
-    for (const std::string& t : text) argv.push_back(t.c_str());
-  }
-  std::vector<std::string> text;
-  std::vector<const char*> argv;  // into `text`
-};
-
 // A model whose answer needs no search: a step no eviction brings under
 // budget (infeasible), or none over it (keep everything, optimal).
 bool settled_without_cbc(const IlpModel& m, Solution& out) {
@@ -269,14 +248,12 @@ Solution solve_exact(const Problem& problem, const IlpModel& m, const SolverOpti
   // preprocessing has returned a worse answer as proven optimal (the
   // SmallProblems enumeration test, seed 8); without it the answers on the
   // fixtures were the same, in the same time.
-  CbcArgs args(std::max(kMinCbcSeconds, left), std::max(1, options.threads),
+  // Cbc's preprocessing, stopped by the clock, can crash in
+  // CglPreProcess::postProcess (seen on gpt2_medium v100 40 % under load, 1
+  // run in 3): the caller turns it off for link-cut re-solves. The caller's
+  // SIGINT handler comes back, so an interrupt between rounds reaches it.
+  run_cbc_main(model, std::max(kMinCbcSeconds, left), std::max(1, options.threads),
                preprocess && m.shared.empty());
-  // CbcMain1 installs a SIGINT handler of its own and leaves it there: put
-  // back the caller's, so that an interrupt between link-cut rounds reaches it.
-  struct sigaction callers_handler {};
-  sigaction(SIGINT, nullptr, &callers_handler);
-  CbcMain1(static_cast<int>(args.argv.size()), args.argv.data(), model);
-  sigaction(SIGINT, &callers_handler, nullptr);
   // CbcMain1 installs its own SIGINT handler; an interrupt then shows as
   // secondary status 5 (stopped on event) rather than in our flag.
   if (model.secondaryStatus() == 5 && !stopped_on_time && options.interrupted != nullptr)

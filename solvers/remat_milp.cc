@@ -6,11 +6,12 @@
 #include <OsiClpSolverInterface.hpp>
 #include <algorithm>
 #include <cmath>
-#include <csignal>
 #include <numeric>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "solvers/cbc_main.h"
 
 namespace memplan::solvers {
 namespace {
@@ -185,27 +186,6 @@ class Formulation {
   Lp lp_;
 };
 
-void run_cbc(CbcModel& model, const RematMilpOptions& options) {
-  const std::vector<std::string> text{"memplan-remat",
-                                      "-timeMode",
-                                      "elapsed",
-                                      "-sec",
-                                      std::to_string(std::max(0.01, options.time_limit_seconds)),
-                                      "-threads",
-                                      std::to_string(std::max(1, options.threads)),
-                                      "-log",
-                                      "0",
-                                      "-solve",
-                                      "-quit"};
-  std::vector<const char*> argv;
-  for (const auto& s : text) argv.push_back(s.c_str());
-  // CbcMain1 leaves a SIGINT handler of its own installed: put the caller's back.
-  struct sigaction callers {};
-  sigaction(SIGINT, nullptr, &callers);
-  CbcMain1(static_cast<int>(argv.size()), argv.data(), model);
-  sigaction(SIGINT, &callers, nullptr);
-}
-
 }  // namespace
 
 RematSchedule solve_remat_milp(const RematProblem& problem, const RematMilpOptions& options) {
@@ -230,7 +210,8 @@ RematSchedule solve_remat_milp(const RematProblem& problem, const RematMilpOptio
   CbcMain0(model);
   model.setLogLevel(0);
   model.messageHandler()->setLogLevel(0);
-  run_cbc(model, options);
+  run_cbc_main(model, std::max(0.01, options.time_limit_seconds), std::max(1, options.threads),
+               true);
   const double* x = model.bestSolution();
   if (x != nullptr)
     for (std::size_t t = 0; t < n; ++t)
