@@ -40,6 +40,7 @@ struct PlanArgs {
   std::string budget;
   std::string solver = "auto";
   std::string allow = "swap,recompute";
+  bool keep_state = false;
   std::string out_dir = "out";
   double time_limit = 60;
   int threads = 1;
@@ -136,6 +137,7 @@ planner::PlanRequest make_request(const PlanArgs& a, const ModelInputs& in) {
   req.budget_bytes = parse_budget(a.budget, baseline_peak);
   req.solver = a.solver;
   parse_allow(a.allow, req.allow_swap, req.allow_recompute);
+  req.offload_state = !a.keep_state;
   req.time_limit_seconds = a.time_limit;
   req.threads = a.threads;
   req.progress = a.progress || isatty(STDERR_FILENO) != 0;
@@ -182,7 +184,11 @@ void run_plan(const PlanArgs& a) {
   fs::create_directories(a.out_dir, ec);
   if (ec) throw InputError(a.out_dir + ": cannot create the output directory: " + ec.message());
   // Every written plan carries its arena layout (search_plan_with_layout
-  // made it), so a runtime needs no allocator.
+  // made it), so a runtime needs no allocator; an interrupted search may
+  // not have fitted it to the budget yet, and then the plan goes without
+  // (the key is optional; the plan itself fits).
+  const bool layout_dropped = g_interrupted && !fit.layout_fits;
+  if (layout_dropped) out.plan.memory_layout.reset();
   const std::string dir = a.out_dir + "/";
   const std::vector<std::string> wrote = write_outputs(in, out, outputs, dir);
   if (!a.quiet) {
@@ -199,7 +205,11 @@ void run_plan(const PlanArgs& a) {
     std::cout << "\n";
   }
   if (g_interrupted)
-    throw Error("interrupted: wrote the best plan found so far", ExitCode::kInterrupted);
+    throw Error(std::string("interrupted: wrote the best plan found so far") +
+                    (layout_dropped ? ", without a memory layout (its arena did not fit the "
+                                      "budget yet)"
+                                    : ""),
+                ExitCode::kInterrupted);
   if (!fit.layout_fits)
     throw layout_over_budget(fit, req.budget_bytes,
                              planner::smallest_reachable_budget(g, in.costs, req), dir,
@@ -226,6 +236,9 @@ void add_plan_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--allow", a->allow, "What may be used: swap,recompute | swap | recompute")
       ->capture_default_str();
+  cmd->add_flag("--keep-state", a->keep_state,
+                "Keep parameters, accumulation buffers and optimizer state on the device "
+                "(only activations are candidates)");
   cmd->add_option("-o,--out", a->out_dir, "Output directory")->capture_default_str();
   cmd->add_option("--time-limit", a->time_limit, "ILP time limit in seconds")
       ->capture_default_str()

@@ -200,11 +200,17 @@ class Rewriter {
   // The latest node's first output becomes what the next clone or reload
   // waits for, when a tensor of its type can be an anchor.
   // Not an Identity: ORT removes those at BASIC, and a Slice of the removed
-  // node's output went with it in a measured case (resnet_tiny).
+  // node's output went with it in a measured case (resnet_tiny). Not a
+  // Shape or Size either: ORT folds them to constants where shapes are
+  // static, and the anchor with them (a SwapIn of an accumulation buffer
+  // anchored on a bias gradient's Shape ran early on gpt_tiny).
   void note_anchor(const onnx::NodeProto& node) {
     for (const auto& o : node.output())
       if (!o.empty()) since_safe_anchor_.insert(o);
-    if (node.output_size() == 0 || node.output(0).empty() || node.op_type() == "Identity") return;
+    const std::string& op = node.op_type();
+    if (node.output_size() == 0 || node.output(0).empty() || op == "Identity" || op == "Shape" ||
+        op == "Size")
+      return;
     auto t = original_of(node.output(0));
     if (!t) return;
     const ir::Tensor& tensor = graph_.tensor(*t);

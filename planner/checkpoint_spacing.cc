@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <vector>
 
 #include "planner/plan_search.h"
@@ -27,10 +26,13 @@ std::optional<SpacedPlan> fit_by_checkpoint_spacing(
     const ir::Graph& graph, const ir::NodeCosts& costs, const solvers::Problem& problem,
     std::uint64_t budget, const std::function<double(const ScheduleResult&)>& seconds_of,
     const SpacingOptions& options) {
-  const std::size_t n = problem.candidates.size();
+  // Checkpoints are spaced over the activations; training state stays
+  // evicted (swapped) as in the evict-all plan.
+  std::vector<std::size_t> by_made;
+  for (std::size_t i = 0; i < problem.candidates.size(); ++i)
+    if (!problem.candidates[i].state) by_made.push_back(i);
+  const std::size_t n = by_made.size();
   if (n < 4 || n > options.max_candidates) return std::nullopt;
-  std::vector<std::size_t> by_made(n);
-  std::iota(by_made.begin(), by_made.end(), std::size_t{0});
   std::stable_sort(by_made.begin(), by_made.end(), [&](std::size_t a, std::size_t b) {
     return problem.candidates[a].made < problem.candidates[b].made;
   });

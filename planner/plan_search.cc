@@ -308,6 +308,7 @@ Attempt run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReq
   solvers::ProblemOptions po;
   po.allow_swap = req.allow_swap;
   po.allow_recompute = req.allow_recompute;
+  po.offload_state = req.offload_state;
   solvers::Problem problem = solvers::build_problem(g, costs, req.budget_bytes, po);
   Attempt best = solve_problem(g, costs, req, solver, base_options, problem);
   if (solver.name() == "greedy" && req.allow_recompute && solvers::has_dropout_chains(g) &&
@@ -405,6 +406,7 @@ Attempt run_auto(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReque
   solvers::ProblemOptions po;
   po.allow_swap = req.allow_swap;
   po.allow_recompute = req.allow_recompute;
+  po.offload_state = req.offload_state;
   const solvers::Problem p = solvers::build_problem(g, costs, req.budget_bytes, po);
   solvers::SolverOptions io = so;
   io.warm_start.assign(p.candidates.size(), Decision::kKeep);
@@ -459,13 +461,14 @@ ScheduledDecisions schedule_decisions(const ir::Graph& graph, const ir::NodeCost
 }
 
 std::uint64_t smallest_reachable_peak(const ir::Graph& graph, const ir::NodeCosts& graph_costs,
-                                      bool allow_swap, bool allow_recompute) {
+                                      bool allow_swap, bool allow_recompute, bool offload_state) {
   const PlanningGraph pg = planning_graph(graph, graph_costs);
   const ir::Graph& g = pg.graph;
   const ir::NodeCosts& costs = pg.costs;
   solvers::ProblemOptions po;
   po.allow_swap = allow_swap;
   po.allow_recompute = allow_recompute;
+  po.offload_state = offload_state;
   solvers::Problem p = solvers::build_problem(g, costs, 0, po);
   // Evict every candidate, preferring recompute, then preferring swap (on
   // residual chains swapping reaches lower: recomputing rebuilds the chain),

@@ -20,6 +20,10 @@ struct PlanRequest {
   std::string solver = "auto";  // auto, greedy, ilp, a baseline, or dtr
   bool allow_swap = true;
   bool allow_recompute = true;
+  // Training state (parameters, accumulation buffers, optimizer state) may
+  // be swapped between its forward and backward reads
+  // (solvers::ProblemOptions::offload_state).
+  bool offload_state = true;
   double time_limit_seconds = 60;  // the ILP's
   int threads = 1;
   bool progress = false;
@@ -44,7 +48,8 @@ PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& costs,
 // candidate evicted (all recompute, or all swap, each falling back to the
 // other where not allowed), scheduled; the lower of the two.
 std::uint64_t smallest_reachable_peak(const ir::Graph& graph, const ir::NodeCosts& costs,
-                                      bool allow_swap, bool allow_recompute);
+                                      bool allow_swap, bool allow_recompute,
+                                      bool offload_state = true);
 
 // Given decisions by TensorId (the what-if of `memplan simulate`): the
 // schedule made as `plan` makes it, in the planning order, restated for the

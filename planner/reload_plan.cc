@@ -9,6 +9,9 @@ bool is_pinned(const ir::Tensor& t) {
   return t.initially_resident() || t.is_graph_output || t.producer == ir::kNoNode;
 }
 
+// Training state that may be swapped (TensorPlan::state).
+bool is_state(const ir::Tensor& t) { return t.initially_resident() && !t.is_graph_output; }
+
 // The last node of a swapped or recomputed tensor's first segment: its last
 // forward reader, or its producer when no forward node reads it (a tensor
 // read only by the backward part is evicted as soon as it is made).
@@ -16,6 +19,14 @@ ir::NodeId evict_point(const ir::Graph& graph, const ir::Tensor& t) {
   ir::NodeId f = t.producer;
   for (ir::NodeId c : t.consumers)
     if (graph.node(c).is_forward) f = std::max(f, c);
+  return f;
+}
+
+// The last forward reader of a graph input or initializer, or kNoNode.
+ir::NodeId last_forward_reader(const ir::Graph& graph, const ir::Tensor& t) {
+  ir::NodeId f = ir::kNoNode;
+  for (ir::NodeId c : t.consumers)
+    if (graph.node(c).is_forward) f = f == ir::kNoNode ? c : std::max(f, c);
   return f;
 }
 
@@ -36,13 +47,18 @@ void cut_segments(TensorPlan& p, const std::vector<ir::NodeId>* splits) {
   p.uses.erase(std::unique(p.uses.begin(), p.uses.end()), p.uses.end());
   p.segment_begin.assign(1, 0);
   if (p.reload == Decision::kKeep) return;
-  auto later = std::find_if(p.uses.begin(), p.uses.end(),
-                            [&](const UsePos& u) { return u.node > p.evict_after; });
+  // State that no forward node reads leaves at the start: every read is later.
+  auto later = p.state && p.evict_after == ir::kNoNode
+                   ? p.uses.begin()
+                   : std::find_if(p.uses.begin(), p.uses.end(),
+                                  [&](const UsePos& u) { return u.node > p.evict_after; });
   const auto first_later = static_cast<std::uint32_t>(later - p.uses.begin());
   // Nothing reads it after its eviction (no backward reader, no recompute
   // chain through it): evicting would gain nothing.
   if (first_later == p.uses.size()) {
     p.applied = p.reload = Decision::kKeep;
+    p.pinned = p.pinned || p.state;
+    p.state = false;
     return;
   }
   p.segment_begin.push_back(first_later);
@@ -130,6 +146,34 @@ void hold_small_siblings(const ir::Graph& graph, ir::NodeId n, ReloadPlan& plan)
   }
 }
 
+// A tensor's plan before any recompute read is known: its decision as it
+// applies, where its first segment ends, and its own readers.
+TensorPlan first_segment(const ir::Graph& graph, const std::vector<Decision>& applied,
+                         ir::TensorId t) {
+  const ir::Tensor& x = graph.tensor(t);
+  TensorPlan p;
+  const Decision d = t < applied.size() ? applied[t] : Decision::kKeep;
+  p.state = is_state(x) && d == Decision::kSwap;
+  p.pinned = is_pinned(x) && !p.state;
+  p.applied = p.pinned ? Decision::kKeep : d;
+  p.reload = p.applied;
+  if (p.state) {
+    p.evict_after = last_forward_reader(graph, x);
+  } else if (p.applied != Decision::kKeep) {
+    p.evict_after = evict_point(graph, x);
+  } else if (!p.pinned && remakable_in_chain(applied, graph.node(x.producer), t)) {
+    // Freed where the baseline frees it; remade if a chain needs it later
+    // (a Dropout's output from its mask, as the problem's chains price
+    // it; held from the forward instead, it would be memory the model
+    // never counted).
+    p.reload = Decision::kRecompute;
+    p.evict_after = x.consumers.empty() ? x.producer : x.consumers.back();
+  }
+  p.uses.reserve(x.consumers.size());
+  for (ir::NodeId c : x.consumers) p.uses.push_back({c, ir::kNoNode});
+  return p;
+}
+
 }  // namespace
 
 std::vector<Decision> applicable_decisions(const ir::Graph& graph,
@@ -139,7 +183,7 @@ std::vector<Decision> applicable_decisions(const ir::Graph& graph,
   for (ir::TensorId t = 0; t < tensors.size(); ++t) {
     const Decision d = t < requested.size() ? requested[t] : Decision::kKeep;
     const ir::Tensor& x = tensors[t];
-    if (d == Decision::kKeep || is_pinned(x)) continue;
+    if (d == Decision::kKeep || (is_pinned(x) && !(d == Decision::kSwap && is_state(x)))) continue;
     // A random node would not reproduce the same values; a Dropout does
     // from its kept mask.
     if (d == Decision::kRecompute && !recomputable(requested, graph.node(x.producer))) continue;
@@ -157,25 +201,8 @@ ReloadPlan plan_reloads(const ir::Graph& graph, const std::vector<Decision>& app
   ReloadPlan plan;
   plan.tensors.resize(tensors.size());
   plan.reloads_before.resize(nodes.size());
-  for (ir::TensorId t = 0; t < tensors.size(); ++t) {
-    const ir::Tensor& x = tensors[t];
-    TensorPlan& p = plan.tensors[t];
-    p.pinned = is_pinned(x);
-    p.applied = p.pinned || t >= applied.size() ? Decision::kKeep : applied[t];
-    p.reload = p.applied;
-    if (p.applied != Decision::kKeep) {
-      p.evict_after = evict_point(graph, x);
-    } else if (!p.pinned && remakable_in_chain(applied, graph.node(x.producer), t)) {
-      // Freed where the baseline frees it; remade if a chain needs it later
-      // (a Dropout's output from its mask, as the problem's chains price
-      // it; held from the forward instead, it would be memory the model
-      // never counted).
-      p.reload = Decision::kRecompute;
-      p.evict_after = x.consumers.empty() ? x.producer : x.consumers.back();
-    }
-    p.uses.reserve(x.consumers.size());
-    for (ir::NodeId c : x.consumers) p.uses.push_back({c, ir::kNoNode});
-  }
+  for (ir::TensorId t = 0; t < tensors.size(); ++t)
+    plan.tensors[t] = first_segment(graph, applied, t);
   auto splits_of = [&](ir::TensorId t) { return t < splits.size() ? &splits[t] : nullptr; };
 
   // Backwards over the nodes: a recompute of node n reads n's inputs, all
@@ -210,12 +237,23 @@ ReloadPlan plan_reloads(const ir::Graph& graph, const std::vector<Decision>& app
       for (ir::TensorId in : inputs) plan.tensors[in].uses.push_back({turn, n});
   }
   for (ir::TensorId t = 0; t < tensors.size(); ++t)
-    if (tensors[t].producer == ir::kNoNode) cut_segments(plan.tensors[t], nullptr);
+    if (tensors[t].producer == ir::kNoNode) cut_segments(plan.tensors[t], splits_of(t));
+  // Swapped state is reloaded like any swapped tensor.
+  for (ir::TensorId t = 0; t < tensors.size(); ++t) {
+    const TensorPlan& p = plan.tensors[t];
+    if (!p.state) continue;
+    for (std::size_t k = 1; k < p.segment_begin.size(); ++k)
+      plan.reloads_before[p.reload_turn[k]].push_back(t);
+  }
 
   for (auto& turn : plan.reloads_before) {
     std::sort(turn.begin(), turn.end(), [&](ir::TensorId a, ir::TensorId b) {
       const bool swap_a = plan.tensors[a].reload == Decision::kSwap;
       const bool swap_b = plan.tensors[b].reload == Decision::kSwap;
+      // State (no producer) first: a recompute in the turn may read it.
+      const bool state_a = tensors[a].producer == ir::kNoNode;
+      const bool state_b = tensors[b].producer == ir::kNoNode;
+      if (state_a != state_b) return state_a;
       if (tensors[a].producer != tensors[b].producer)
         return tensors[a].producer < tensors[b].producer;
       if (swap_a != swap_b) return swap_b;

@@ -37,8 +37,13 @@ struct TensorPlan {
   // random: then it stays resident until the chain's read instead.
   Decision reload = Decision::kKeep;
   // Never freed: graph inputs, initializers, graph outputs (and a tensor with
-  // no producer, which a loaded graph does not have).
+  // no producer, which a loaded graph does not have), unless swapped.
   bool pinned = false;
+  // Swapped training state (a graph input or initializer, not an output):
+  // segment 0 holds its forward reads (none: it leaves at the start), and
+  // its last segment is never closed, so it ends the iteration resident, as
+  // it began it (the next iteration's start).
+  bool state = false;
   // The last node of the first segment: for swap and recompute decisions
   // its producer or its last forward reader, whichever is later; for keep
   // its last reader (or its producer), where the baseline frees it.
@@ -73,8 +78,8 @@ struct ReloadPlan {
 std::uint32_t segment_size(const TensorPlan& p, std::size_t k);
 
 // The requested decisions less those that can never apply: any eviction of
-// a graph input, initializer or output, a recompute of a random node's
-// output. plan_reloads drops the rest that cannot apply.
+// a graph output, a recompute of a graph input, initializer or random
+// node's output. plan_reloads drops the rest that cannot apply.
 std::vector<Decision> applicable_decisions(const ir::Graph& graph,
                                            const std::vector<Decision>& requested);
 

@@ -43,6 +43,7 @@ class Emitter {
   Skeleton run() {
     const auto node_count = static_cast<ir::NodeId>(graph_.nodes().size());
     out_.steps.reserve(2 * node_count + graph_.tensors().size());
+    release_state();
     for (ir::NodeId n = 0; n < node_count; ++n) {
       turn_ = n;
       for (ir::TensorId t : plan_.reloads_before[n]) reload(t, n);
@@ -91,13 +92,43 @@ class Emitter {
     return k >= 1 && k < p.segment_begin.size() && p.reload_turn[k] == n;
   }
 
-  // One read of t by the step just issued; t joins `closing` on its last.
+  // Swapped training state (TensorPlan::state) starts resident: each copy
+  // out is issued before the first step, in the order the copies are
+  // needed (state no forward node reads first, then by last forward reader),
+  // and segment 0 opens at once; state that no forward node reads leaves as
+  // soon as its copy is done.
+  void release_state() {
+    std::vector<ir::TensorId> state;
+    for (ir::TensorId t = 0; t < plan_.tensors.size(); ++t)
+      if (plan_.tensors[t].state) state.push_back(t);
+    auto freed_after = [&](ir::TensorId t) {
+      const ir::NodeId e = plan_.tensors[t].evict_after;
+      return e == ir::kNoNode ? std::int64_t{-1} : std::int64_t{e};
+    };
+    std::stable_sort(state.begin(), state.end(), [&](ir::TensorId a, ir::TensorId b) {
+      return freed_after(a) < freed_after(b);
+    });
+    for (ir::TensorId t : state) {
+      push(StepOp::kSwapOut, t);
+      d2h_end_ += estimate_transfer(bytes(t), costs_.device.d2h_bytes_per_s);
+      swap_out_end_[t] = d2h_end_;
+      open_segment(t);
+      if (rem_[t] != 0) continue;
+      open_[t] = 0;
+      closing_.push_back(t);
+    }
+    free_all(closing_);
+  }
+
+  // One read of t by the step just issued; t joins `closing` on its last,
+  // unless it is state in its last segment (resident at the end).
   void read(ir::TensorId t, std::vector<ir::TensorId>& closing) {
-    if (plan_.tensors[t].pinned) return;
+    const TensorPlan& p = plan_.tensors[t];
+    if (p.pinned) return;
     if (!open_[t] || rem_[t] == 0) bug("read of '" + graph_.tensor(t).name + "' outside a segment");
     if (--rem_[t] == 0) {
       open_[t] = 0;
-      closing.push_back(t);
+      if (!p.state || next_seg_[t] < p.segment_begin.size()) closing.push_back(t);
     }
   }
 

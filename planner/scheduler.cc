@@ -82,7 +82,9 @@ void drop_unused_swap_outs(const ir::Graph& graph, ScheduleResult& r) {
     if (s.op == StepOp::kRecompute) remade[s.id] = 1;
   }
   auto unused = [&](ir::TensorId t) {
-    return r.applied[t] == Decision::kSwap && !swapped_in[t] && !remade[graph.tensor(t).producer];
+    const ir::NodeId producer = graph.tensor(t).producer;
+    return r.applied[t] == Decision::kSwap && !swapped_in[t] &&
+           (producer == ir::kNoNode || !remade[producer]);
   };
   std::vector<Step> kept;
   kept.reserve(r.schedule.size());

@@ -49,8 +49,9 @@ Solution ChenSqrtSolver::solve(const Problem& p, const SolverOptions&) const {
 Solution VdnnSolver::solve(const Problem& p, const SolverOptions&) const {
   auto start = Clock::now();
   std::vector<Decision> choice(p.candidates.size(), Decision::kKeep);
+  // vDNN offloads activations (layer inputs); weights stay.
   for (std::size_t i = 0; i < choice.size(); ++i)
-    if (p.candidates[i].can_swap) choice[i] = Decision::kSwap;
+    if (p.candidates[i].can_swap && !p.candidates[i].state) choice[i] = Decision::kSwap;
   Solution s = finish(p, std::move(choice), start);
   s.prefetch_window = 1;  // the next node's reload during this node
   return s;
@@ -63,6 +64,7 @@ Solution AtpSolver::solve(const Problem& p, const SolverOptions&) const {
   std::vector<double> efficiency(n, 0.0);
   for (std::size_t i = 0; i < n; ++i) {
     const Candidate& c = p.candidates[i];
+    if (c.state) continue;  // ATP ranks activations
     const double b = static_cast<double>(c.bytes);
     double swap_eff = c.can_swap ? b / std::max(1e-12, c.swap_out_seconds + c.swap_in_seconds) : 0;
     double rec_eff = c.can_recompute ? b / std::max(1e-12, c.recompute_seconds) : 0;

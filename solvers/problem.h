@@ -34,6 +34,13 @@ struct Candidate {
   double recompute_seconds = 0;
   bool can_swap = false;
   bool can_recompute = false;
+  // Training state rather than an activation: a graph input or initializer
+  // (a parameter, an accumulation buffer, optimizer state), resident from
+  // the start (`made` is -1). Only a swap: out from the start, freed after
+  // its last forward reader (at once without one), back for its first
+  // backward reader and resident from then on, as at the start (docs/model.md
+  // §Training state). The paper baselines leave these alone.
+  bool state = false;
 };
 
 // A recompute reads its chain's inputs where it runs (docs/model.md §Chain

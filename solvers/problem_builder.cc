@@ -21,7 +21,7 @@ std::vector<double> prefix_times(const ir::NodeCosts& costs) {
 // there in the baseline. False when not possible (a random node, or a chain
 // too long). `nodes` may repeat a node (a diamond in the chain); `leaves`,
 // when given, collects the chain's inputs that are read where they are
-// (resident at `at`), graph inputs and parameters aside. A Dropout inside
+// (resident at `at`), graph inputs and parameters among them. A Dropout inside
 // the chain (not `t`'s own producer) is remade from its mask only when
 // `inner_masks` holds that mask on the device (the scheduler remakes a
 // Dropout from a kept mask only).
@@ -47,7 +47,8 @@ bool chain_nodes(const ir::Graph& g, const ir::Liveness& live, ir::TensorId t, s
   nodes.push_back(x.producer);
   for (ir::TensorId in : p.inputs) {
     if (resident_at(in)) {
-      if (leaves != nullptr && !live.pinned(in)) leaves->push_back(in);
+      // Pinned inputs too: training state may be a swapped candidate.
+      if (leaves != nullptr) leaves->push_back(in);
       continue;
     }
     if (!chain_nodes(g, live, in, at, depth_left - 1, inner_masks, nodes, leaves)) return false;
@@ -180,6 +181,55 @@ void add_shared_steps(const ir::NodeCosts& costs,
   }
 }
 
+// The reads that bound a candidate's gap: its last forward reader (or
+// `made`) and its first backward reader. False when nothing lies between.
+bool set_uses(const ir::Graph& g, ir::TensorId t, std::int64_t made, Candidate& c) {
+  const ir::Tensor& x = g.tensor(t);
+  c.tensor = t;
+  c.name = x.name;
+  c.bytes = x.bytes;
+  c.made = made;
+  c.last_forward_use = made;
+  c.first_backward_use = -1;
+  for (ir::NodeId r : x.consumers) {
+    if (g.node(r).is_forward) {
+      c.last_forward_use = std::max<std::int64_t>(c.last_forward_use, r);
+    } else if (c.first_backward_use < 0) {
+      c.first_backward_use = r;
+    }
+  }
+  return c.first_backward_use > c.last_forward_use + 1;
+}
+
+bool activation_uses(const ir::Graph& g, ir::TensorId t, const ProblemOptions& options,
+                     Candidate& c) {
+  const ir::Tensor& x = g.tensor(t);
+  if (x.cls != ir::TensorClass::kActivation || x.bytes < options.min_bytes ||
+      x.producer == ir::kNoNode)
+    return false;
+  return set_uses(g, t, x.producer, c);
+}
+
+bool is_float(std::int32_t elem_type) {
+  return elem_type == 1 || elem_type == 10 || elem_type == 11 || elem_type == 16;
+}
+
+// Training state (Candidate::state): resident before step 0, so made at -1.
+// Floating-point graph inputs (ONNX Runtime's training graphs take
+// parameters, buffers and optimizer state as inputs) and large
+// floating-point initializers (weights of graphs that embed them); the
+// small constants an exported graph carries (shapes, axes, scalars) are
+// not worth a decision, and engines fold them.
+bool state_uses(const ir::Graph& g, ir::TensorId t, const ProblemOptions& options, Candidate& c) {
+  const ir::Tensor& x = g.tensor(t);
+  if (!x.initially_resident() || x.is_graph_output || x.bytes < options.min_bytes ||
+      !is_float(x.elem_type))
+    return false;
+  if (!x.is_graph_input && x.bytes < kMinInitializerStateBytes) return false;
+  c.state = true;
+  return set_uses(g, t, -1, c);
+}
+
 }  // namespace
 
 std::uint64_t Problem::baseline_peak() const {
@@ -213,30 +263,13 @@ Problem build_problem(const ir::Graph& g, const ir::NodeCosts& costs, std::uint6
   std::vector<ir::NodeId> chain;
   std::vector<std::pair<ir::NodeId, std::size_t>> run_by;  // (chain node, candidate)
   for (ir::TensorId t = 0; t < g.tensors().size(); ++t) {
-    const ir::Tensor& x = g.tensor(t);
-    if (x.cls != ir::TensorClass::kActivation || x.bytes < options.min_bytes ||
-        x.producer == ir::kNoNode || held[t])
-      continue;
     Candidate c;
-    c.tensor = t;
-    c.name = x.name;
-    c.bytes = x.bytes;
-    c.made = x.producer;
-    c.last_forward_use = c.made;
-    c.first_backward_use = -1;
-    for (ir::NodeId r : x.consumers) {
-      if (g.node(r).is_forward) {
-        c.last_forward_use = std::max<std::int64_t>(c.last_forward_use, r);
-      } else if (c.first_backward_use < 0) {
-        c.first_backward_use = r;
-      }
-    }
-    const std::int64_t k = c.first_backward_use;
-    if (k < 0 || k <= c.last_forward_use + 1) continue;  // nothing between the uses
-
+    const bool state = options.offload_state && state_uses(g, t, options, c);
+    if (!state && (held[t] || !activation_uses(g, t, options, c))) continue;
     if (options.allow_swap && d2h > 0 && h2d > 0) set_swap_option(prefix, d2h, h2d, c);
-    if (options.allow_recompute) {
+    if (options.allow_recompute && !state) {
       chain.clear();
+      const std::int64_t k = c.first_backward_use;
       double s =
           chain_seconds(g, costs, live, t, k, options.max_recompute_chain, inner_masks, &chain);
       if (s >= 0) {

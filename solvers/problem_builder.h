@@ -7,6 +7,10 @@
 
 namespace memplan::solvers {
 
+// An initializer that is not a graph input is training state only from
+// this size (ProblemOptions::offload_state).
+inline constexpr std::uint64_t kMinInitializerStateBytes = 1 << 20;
+
 struct ProblemOptions {
   bool allow_swap = true;
   bool allow_recompute = true;
@@ -19,10 +23,16 @@ struct ProblemOptions {
   bool remake_dropouts_in_chains = true;
   // Tensors smaller than this are not worth a decision.
   std::uint64_t min_bytes = 1;
+  // Whether training state (floating-point graph inputs and large
+  // initializers that are not outputs: parameters, accumulation buffers,
+  // optimizer state) is a candidate too, for a swap between its forward and
+  // backward reads.
+  bool offload_state = true;
 };
 
 // Candidates are the activations (made by the forward, read by the
-// backward) that can leave the device between those uses.
+// backward) that can leave the device between those uses, and, with
+// ProblemOptions::offload_state, the training state that can.
 // Whether the two options give a different problem for `graph`: some
 // forward Dropout has a kept mask, so a chain could remake it.
 bool has_dropout_chains(const ir::Graph& graph);

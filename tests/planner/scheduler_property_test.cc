@@ -178,12 +178,18 @@ void check_properties(const ir::Graph& g, const ir::NodeCosts& costs,
     if (s.op == StepOp::kSwapIn) ++swap_ins[s.id];
     if (s.op == StepOp::kRecompute) ++recomputes[s.id];
   }
+  int swapped_state = 0;
   for (ir::TensorId t = 0; t < g.tensors().size(); ++t) {
     const ir::Tensor& x = g.tensor(t);
     const Decision a = r.applied[t];
     EXPECT_TRUE(a == Decision::kKeep || a == requested[t]) << x.name;
-    if (x.initially_resident() || x.is_graph_output) {
+    // Outputs stay; graph inputs and initializers may only be swapped
+    // (training state), and end the iteration resident as they began it.
+    if (x.is_graph_output) {
       EXPECT_EQ(a, Decision::kKeep) << x.name;
+    } else if (x.initially_resident()) {
+      EXPECT_NE(a, Decision::kRecompute) << x.name;
+      if (a == Decision::kSwap) ++swapped_state;
     }
     if (a == Decision::kRecompute) {
       EXPECT_TRUE(g.node(x.producer).reproducible()) << x.name;
@@ -192,6 +198,20 @@ void check_properties(const ir::Graph& g, const ir::NodeCosts& costs,
     EXPECT_EQ(swap_outs[t], a == Decision::kSwap ? 1 : 0) << x.name;
     if (a != Decision::kSwap) {
       EXPECT_EQ(swap_ins[t], 0) << x.name;
+    }
+  }
+  if (swapped_state == 0) return;
+  // Swapped state is resident again at the end (the next iteration's start).
+  std::vector<char> resident(g.tensors().size(), 0);
+  for (ir::TensorId t = 0; t < g.tensors().size(); ++t)
+    resident[t] = g.tensor(t).initially_resident();
+  for (const Step& s : r.schedule) {
+    if (s.op == StepOp::kSwapIn) resident[s.id] = 1;
+    if (s.op == StepOp::kFree) resident[s.id] = 0;
+  }
+  for (ir::TensorId t = 0; t < g.tensors().size(); ++t) {
+    if (g.tensor(t).initially_resident()) {
+      EXPECT_TRUE(resident[t]) << g.tensor(t).name;
     }
   }
 }

@@ -108,7 +108,10 @@ inline std::string replay(const ir::Graph& g, const std::vector<Step>& schedule,
       in_use += ts[s.id].bytes;
     } else {
       if (!resident[s.id]) return at + "free of absent " + ts[s.id].name;
-      if (ts[s.id].initially_resident()) return at + "free of graph input " + ts[s.id].name;
+      // A graph input may be freed (swapped training state): only once it
+      // has a host copy, since this scheduler never drops state.
+      if (ts[s.id].initially_resident() && !host[s.id])
+        return at + "free of graph input " + ts[s.id].name + " without a host copy";
       resident[s.id] = 0;
       in_use -= ts[s.id].bytes;
     }
