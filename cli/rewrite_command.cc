@@ -49,6 +49,7 @@ std::string file_bytes(const std::string& path, const std::string& what) {
 }
 
 void run(RewriteArgs a) {
+  require_training_graph_only(a.model, "rewrite");
   nlohmann::json doc = planner::read_plan_json(a.plan);
   const std::string plan_sha256 = ir::sha256_hex(file_bytes(a.plan, "plan file"));
   // First of all, so that a plan for another model is told as such and not
