@@ -36,6 +36,16 @@ ordered_json resident_throughout(const ir::Graph& g) {
   return r;
 }
 
+// The files read; `optimizer` null for a training graph alone.
+ordered_json model_json(const ir::LoadedModel& m) {
+  ordered_json r = {{"path", m.path}, {"sha256", m.sha256}, {"dims", m.graph.dims}};
+  r["optimizer"] = m.optimizer ? ordered_json{{"path", m.optimizer->path},
+                                              {"sha256", m.optimizer->sha256},
+                                              {"steps", m.optimizer->steps}}
+                               : ordered_json(nullptr);
+  return r;
+}
+
 ordered_json inspect_report(const ModelInputs& in) {
   const ir::Graph& g = in.model.graph;
   ir::Liveness liveness(g);
@@ -52,12 +62,7 @@ ordered_json inspect_report(const ModelInputs& in) {
     }
   }
   ordered_json r;
-  r["model"] = {{"path", in.model.path}, {"sha256", in.model.sha256}, {"dims", g.dims}};
-  const auto& opt = in.model.optimizer;
-  r["model"]["optimizer"] = opt ? ordered_json{{"path", opt->path},
-                                               {"sha256", opt->sha256},
-                                               {"steps", opt->steps}}
-                                : ordered_json(nullptr);
+  r["model"] = model_json(in.model);
   r["nodes"] = g.nodes().size();
   r["tensors"] = g.tensors().size();
   r["forward_nodes"] = forward;
@@ -160,7 +165,7 @@ void print_text(const ordered_json& r, std::ostream& out) {
     count += v["count"].get<std::uint64_t>();
     bytes += v["bytes"].get<std::uint64_t>();
   }
-  out << "  " << std::left << std::setw(16) << "total" << std::right << std::setw(7) << count
+  out << "  " << std::left << std::setw(16) << "total" << std::right << ordered_json(count)
       << " tensors " << std::setw(12) << ir::human_bytes(bytes) << "\n";
   out << "\nlargest activations:\n";
   for (const auto& a : r["largest_activations"]) {

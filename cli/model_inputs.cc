@@ -97,7 +97,7 @@ void require_training_graph_only(const ModelOptions& options, const std::string&
                                     : options.model + " with --optimizer " + options.optimizer;
   throw InputError("memplan " + command + ": " + what +
                    ": rewriting ONNX Runtime's optimizer model is not done; " + command +
-                   " takes a training graph file alone (" + s.training + ")");
+                   " takes one model file (the training graph alone is " + s.training + ")");
 }
 
 void dims_from_plan(const nlohmann::json& doc, ModelOptions& model) {

@@ -152,8 +152,9 @@ planner::PlanRequest make_request(const PlanArgs& a, const ModelInputs& in) {
 // steps planned too, it is left out by default, and refused when asked for.
 void drop_rewrite_with_optimizer(const PlanArgs& a, ModelInputs& in, PlanOutputs& o) {
   if (!in.model.optimizer || !o.model) return;
-  const std::string why = "rewriting ONNX Runtime's optimizer model is not done, and this plan "
-                          "covers its steps (" + in.model.optimizer->path + ")";
+  const std::string why =
+      "rewriting ONNX Runtime's optimizer model is not done, and this plan covers its steps (" +
+      in.model.optimizer->path + ")";
   if (a.outputs != PlanArgs::kDefaultOutputs)
     throw InputError("--outputs model: " + why + "; plan " + in.model.path +
                      " alone for a rewritable plan");

@@ -19,9 +19,9 @@ std::string with_optimizer_key(std::string text, const ir::OptimizerModel& opt) 
       model_at == std::string::npos ? std::string::npos : text.find(dims_key, model_at);
   if (dims_at == std::string::npos)
     throw InvalidPlanError("plan.json: no model.dims to put model.optimizer before");
-  const std::string key = "\n    \"optimizer\": {\n      \"path\": " +
-                          nlohmann::json(opt.path).dump() + ",\n      \"sha256\": " +
-                          nlohmann::json(opt.sha256).dump() + "\n    },";
+  const std::string key =
+      "\n    \"optimizer\": {\n      \"path\": " + nlohmann::json(opt.path).dump() +
+      ",\n      \"sha256\": " + nlohmann::json(opt.sha256).dump() + "\n    },";
   text.insert(dims_at, key);
   return text;
 }
@@ -55,8 +55,8 @@ std::string optimizer_mismatch(const nlohmann::json& doc, const ir::LoadedModel&
   const bool same = opt->is_object() && opt->contains("sha256") &&
                     (*opt)["sha256"] == nlohmann::json(model.optimizer->sha256);
   if (!same)
-    return "model.optimizer.sha256 is not the sha256 of " + model.optimizer->path +
-           " (" + model.optimizer->sha256 + "): the plan was made for another optimizer model";
+    return "model.optimizer.sha256 is not the sha256 of " + model.optimizer->path + " (" +
+           model.optimizer->sha256 + "): the plan was made for another optimizer model";
   return "";
 }
 

@@ -3,6 +3,7 @@
 #include <array>
 #include <map>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "ir/errors.h"
@@ -71,7 +72,8 @@ std::set<std::string> taken_names(const onnx::GraphProto& g) {
 
 class StepWriter {
  public:
-  StepWriter(onnx::GraphProto& g, std::string where) : g_(g), taken_(taken_names(g)), where_(where) {}
+  StepWriter(onnx::GraphProto& g, std::string where)
+      : g_(g), taken_(taken_names(g)), where_(std::move(where)) {}
 
   void add_input(const std::string& name, const onnx::TypeProto& type) {
     claim(name);
@@ -94,8 +96,8 @@ class StepWriter {
     n->set_name(name);
     n->set_op_type(std::string(kAdamWStepOp));
     n->set_domain(std::string(kAdamWStepDomain));
-    for (const std::string& in : {p, t.buffer, m, v, std::string("learning_rate"),
-                                  std::string("step")})
+    for (const std::string& in :
+         {p, t.buffer, m, v, std::string("learning_rate"), std::string("step")})
       n->add_input(in);
     for (const auto& a : t.after) n->add_input(a);
     n->add_output(flag);
