@@ -117,7 +117,7 @@ TEST(ArtifactsCli, RewriteOfAFolderIsRefusedInOneLine) {
   const std::string dir = folder_of("mlp");
   const std::string out = test::temp_path("artifacts_plan_for_rewrite");
   ASSERT_EQ(run_memplan("plan " + dir +
-                        " --dim batch=64 --budget 80% --solver greedy -q "
+                        " --dim batch=64 --budget 100% --solver greedy -q "
                         "--outputs plan -o " +
                         out)
                 .exit_code,
@@ -138,7 +138,7 @@ TEST(ArtifactsCli, RewriteOfAFolderIsRefusedInOneLine) {
   // Asked for by name, the rewritten model is refused before any planning.
   const std::string out2 = test::temp_path("artifacts_outputs_model");
   auto r =
-      run_memplan("plan " + dir + " --dim batch=64 --budget 80% --outputs plan,model -o " + out2);
+      run_memplan("plan " + dir + " --dim batch=64 --budget 100% --outputs plan,model -o " + out2);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(lines(r.err), 1u) << r.err;
   EXPECT_FALSE(fs::exists(out2 + "/plan.json"));

@@ -109,7 +109,9 @@ TEST(AdamWSteps, TrainingGraphAloneHasNoOptimizerState) {
   LoadedModel m = load_model(kMlp, batch(8));
   EXPECT_FALSE(m.optimizer.has_value());
   for (const Tensor& t : m.graph.tensors())
-    if (t.cls == TensorClass::kOptimizerState) EXPECT_LE(t.bytes, 1u) << t.name;
+    if (t.cls == TensorClass::kOptimizerState) {
+      EXPECT_LE(t.bytes, 1u) << t.name;
+    }
 }
 
 TEST(AdamWSteps, RooflineReadsFourAndWritesThree) {
