@@ -64,6 +64,13 @@ void run(RewriteArgs a) {
   ModelInputs in = load_inputs(a.model);
   print_warnings(in.warnings);
   const ir::Graph& graph = in.model.graph;
+  if (doc.is_object() && doc.contains("model") && doc["model"].is_object() &&
+      doc["model"].contains("optimizer"))
+    throw InvalidPlanError(a.plan +
+                           ": made with an optimizer model (model.optimizer), whose steps a "
+                           "rewrite cannot carry: rewriting ONNX Runtime's optimizer model is not "
+                           "done; plan " +
+                           a.model.model + " alone to rewrite it");
   planner::Plan plan = planner::plan_from_json(graph, doc, a.plan);
   planner::Validation v = planner::validate(graph, plan);
   if (!v.valid) throw InvalidPlanError(a.plan + ": invalid: " + v.message);

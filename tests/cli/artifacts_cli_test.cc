@@ -135,6 +135,13 @@ TEST(ArtifactsCli, RewriteOfAFolderIsRefusedInOneLine) {
         << r.err;
     EXPECT_FALSE(fs::exists(rewritten));
   }
+  // The folder's plan with the training graph alone: refused as such.
+  auto r1 = run_memplan("rewrite " + dir + "/training_model.onnx --plan " + out + "/plan.json -o " +
+                        rewritten);
+  EXPECT_EQ(r1.exit_code, 4) << r1.err;
+  EXPECT_EQ(lines(r1.err), 1u) << r1.err;
+  EXPECT_NE(r1.err.find("model.optimizer"), std::string::npos) << r1.err;
+  EXPECT_FALSE(fs::exists(rewritten));
   // Asked for by name, the rewritten model is refused before any planning.
   const std::string out2 = test::temp_path("artifacts_outputs_model");
   auto r =
