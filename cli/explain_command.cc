@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/model_inputs.h"
 #include "ir/errors.h"
 #include "ir/units.h"
 #include "passes/engine_support.h"
@@ -127,6 +128,9 @@ void print_text(const std::string& path, const passes::PlanSummary& s,
 }
 
 void run(const ExplainArgs& a) {
+  ModelOptions given;
+  given.model = a.model;
+  require_training_graph_only(given, "explain");
   onnx::ModelProto model = read_model(a.model);
   auto summary = passes::read_summary(model, a.model);
   if (!summary)

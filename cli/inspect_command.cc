@@ -1,5 +1,6 @@
 // `memplan inspect`: what the loader and the baseline analysis see.
 #include <algorithm>
+#include <array>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -15,6 +16,35 @@ namespace memplan::cli {
 namespace {
 
 using nlohmann::ordered_json;
+
+// Graph inputs and initializers by class: resident from the first step to
+// the last in the baseline, whatever the schedule (parameters, gradient
+// buffers, the optimizer's moments), with their total.
+ordered_json resident_throughout(const ir::Graph& g) {
+  std::array<std::uint64_t, ir::kTensorClassCount> bytes{};
+  std::uint64_t total = 0;
+  for (const ir::Tensor& t : g.tensors()) {
+    if (!t.initially_resident()) continue;
+    bytes[static_cast<int>(t.cls)] += t.bytes;
+    total += t.bytes;
+  }
+  ordered_json r = ordered_json::object();
+  for (auto c : {ir::TensorClass::kParameter, ir::TensorClass::kGradient,
+                 ir::TensorClass::kOptimizerState, ir::TensorClass::kInput})
+    r[std::string(ir::to_string(c))] = bytes[static_cast<int>(c)];
+  r["total"] = total;
+  return r;
+}
+
+// The files read; `optimizer` null for a training graph alone.
+ordered_json model_json(const ir::LoadedModel& m) {
+  ordered_json r = {{"path", m.path}, {"sha256", m.sha256}, {"dims", m.graph.dims}};
+  r["optimizer"] = m.optimizer ? ordered_json{{"path", m.optimizer->path},
+                                              {"sha256", m.optimizer->sha256},
+                                              {"steps", m.optimizer->steps}}
+                               : ordered_json(nullptr);
+  return r;
+}
 
 ordered_json inspect_report(const ModelInputs& in) {
   const ir::Graph& g = in.model.graph;
@@ -32,7 +62,7 @@ ordered_json inspect_report(const ModelInputs& in) {
     }
   }
   ordered_json r;
-  r["model"] = {{"path", in.model.path}, {"sha256", in.model.sha256}, {"dims", g.dims}};
+  r["model"] = model_json(in.model);
   r["nodes"] = g.nodes().size();
   r["tensors"] = g.tensors().size();
   r["forward_nodes"] = forward;
@@ -69,6 +99,7 @@ ordered_json inspect_report(const ModelInputs& in) {
     totals[std::string(ir::to_string(static_cast<ir::TensorClass>(c)))] = {{"count", counts[c]},
                                                                            {"bytes", bytes[c]}};
   r["classes"] = totals;
+  r["resident_throughout"] = resident_throughout(g);
 
   std::stable_sort(activations.begin(), activations.end(),
                    [&](auto a, auto b) { return g.tensor(a).bytes > g.tensor(b).bytes; });
@@ -104,6 +135,13 @@ void print_text(const ordered_json& r, std::ostream& out) {
       << r["backward_nodes"] << " backward)\n";
   out << "tensors    " << r["tensors"] << "\n";
   out << "loss       " << (r["loss"].is_null() ? "(none)" : r["loss"].get<std::string>()) << "\n";
+  const auto& opt = r["model"]["optimizer"];
+  if (opt.is_null()) {
+    out << "optimizer  (none: give the artifacts folder or --optimizer to model its state)\n";
+  } else {
+    out << "optimizer  " << opt["path"].get<std::string>() << " (" << opt["steps"]
+        << " AdamW steps, one per trainable parameter)\n";
+  }
   const auto& p = r["baseline_peak"];
   out << "baseline peak  " << p["bytes"] << " bytes (" << p["human"].get<std::string>() << ")";
   if (p.contains("node"))
@@ -115,11 +153,20 @@ void print_text(const ordered_json& r, std::ostream& out) {
     out << "  " << std::left << std::setw(16) << cls << std::right << std::setw(12)
         << ir::human_bytes(b.get<std::uint64_t>()) << "\n";
   }
+  out << "\nresident the whole iteration (graph inputs), by class:\n";
+  for (const auto& [cls, b] : r["resident_throughout"].items())
+    out << "  " << std::left << std::setw(16) << cls << std::right << std::setw(12)
+        << ir::human_bytes(b.get<std::uint64_t>()) << "\n";
   out << "\nall tensors, by class:\n";
+  std::uint64_t count = 0, bytes = 0;
   for (const auto& [cls, v] : r["classes"].items()) {
     out << "  " << std::left << std::setw(16) << cls << std::right << std::setw(7) << v["count"]
         << " tensors " << std::setw(12) << ir::human_bytes(v["bytes"].get<std::uint64_t>()) << "\n";
+    count += v["count"].get<std::uint64_t>();
+    bytes += v["bytes"].get<std::uint64_t>();
   }
+  out << "  " << std::left << std::setw(16) << "total" << std::right << ordered_json(count)
+      << " tensors " << std::setw(12) << ir::human_bytes(bytes) << "\n";
   out << "\nlargest activations:\n";
   for (const auto& a : r["largest_activations"]) {
     out << "  " << std::setw(12) << ir::human_bytes(a["bytes"].get<std::uint64_t>()) << "  "

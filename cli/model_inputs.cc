@@ -6,6 +6,7 @@
 #include "ir/device_presets.h"
 #include "ir/errors.h"
 #include "ir/node_costs.h"
+#include "ir/ort_artifacts.h"
 #include "ir/ort_profile.h"
 
 namespace memplan::cli {
@@ -36,7 +37,13 @@ std::map<std::string, std::int64_t> parse_dims(const std::vector<std::string>& d
 }  // namespace
 
 void ModelOptions::add_to(CLI::App& cmd) {
-  cmd.add_option("model", model, "ONNX training graph (.onnx)")->required();
+  cmd.add_option("model", model,
+                 "ONNX training graph (.onnx), or ONNX Runtime's artifacts folder "
+                 "(training_model.onnx + optimizer_model.onnx: the optimizer step included)")
+      ->required();
+  cmd.add_option("--optimizer", optimizer,
+                 "ONNX Runtime's optimizer_model.onnx (AdamW) for a training graph file: "
+                 "its step per parameter and moments are modelled");
   cmd.add_option("--dim", dims, "Bind a symbolic dim, e.g. --dim batch=32 (repeatable)");
   auto* c = cmd.add_option("--costs", costs, "Per-node times in memplan.costs JSON");
   auto* p = cmd.add_option("--profile", profile, "ONNX Runtime profiler JSON for per-node times");
@@ -67,8 +74,11 @@ ModelInputs load_inputs(const ModelOptions& options) {
     source = "ort-profile " + options.profile;
   }
 
-  in.model = ir::load_model(options.model, load);
-  in.warnings = in.model.warnings;
+  std::vector<std::string> found;
+  const ir::ModelSources sources = ir::model_sources(options.model, options.optimizer, found);
+  in.model = ir::load_sources(sources, load);
+  in.warnings = std::move(found);
+  in.warnings.insert(in.warnings.end(), in.model.warnings.begin(), in.model.warnings.end());
   if (costs_file) {
     for (const auto& [name, bytes] : costs_file->tensor_bytes)
       if (!in.model.graph.find_tensor(name))
@@ -77,6 +87,17 @@ ModelInputs load_inputs(const ModelOptions& options) {
   }
   in.costs = ir::make_node_costs(in.model.graph, device, measured, source, in.warnings);
   return in;
+}
+
+void require_training_graph_only(const ModelOptions& options, const std::string& command) {
+  std::vector<std::string> ignored;
+  const ir::ModelSources s = ir::model_sources(options.model, options.optimizer, ignored);
+  if (s.optimizer.empty() && !s.folder) return;
+  const std::string what = s.folder ? options.model + " (an artifacts folder)"
+                                    : options.model + " with --optimizer " + options.optimizer;
+  throw InputError("memplan " + command + ": " + what +
+                   ": rewriting ONNX Runtime's optimizer model is not done; " + command +
+                   " takes one model file (the training graph alone is " + s.training + ")");
 }
 
 void dims_from_plan(const nlohmann::json& doc, ModelOptions& model) {

@@ -13,7 +13,8 @@
 namespace memplan::cli {
 
 struct ModelOptions {
-  std::string model;
+  std::string model;      // a training graph file or an artifacts folder (ir/ort_artifacts.h)
+  std::string optimizer;  // --optimizer: ONNX Runtime's optimizer model beside a file
   std::vector<std::string> dims;  // name=value
   std::string costs;              // memplan.costs JSON
   std::string profile;            // ONNX Runtime profiler JSON
@@ -31,6 +32,12 @@ struct ModelInputs {
 
 // Loads the model and attaches costs; throws memplan::Error.
 ModelInputs load_inputs(const ModelOptions& options);
+
+// For the commands that write or read ONNX (rewrite, explain): a model
+// given with its optimizer (a folder or --optimizer) is refused in one line,
+// since only the training graph can be rewritten. `command` names the
+// command in it.
+void require_training_graph_only(const ModelOptions& options, const std::string& command);
 
 // Without --dim, bind the dims a plan was made for (plan.json's
 // model.dims): a plan names them so it can be checked without repeating them.

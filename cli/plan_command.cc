@@ -9,10 +9,12 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "cli/commands.h"
 #include "cli/model_inputs.h"
+#include "cli/plan_file.h"
 #include "cli/plan_options.h"
 #include "ir/baseline_memory.h"
 #include "ir/errors.h"
@@ -50,7 +52,8 @@ struct PlanArgs {
   bool quiet = false;
   bool reproducible = false;
   bool no_rewrite = false;
-  std::string outputs = "plan,report,trace,svg,model";
+  std::string outputs = std::string(kDefaultOutputs);
+  static constexpr std::string_view kDefaultOutputs = "plan,report,trace,svg,model";
 };
 
 PlanOutputs outputs_of(const PlanArgs& a) {
@@ -71,7 +74,7 @@ std::vector<std::string> write_outputs(const ModelInputs& in, planner::PlanOutco
   if (o.simulated()) sim = planner::simulate(g, out.plan);
   passes::RewriteOptions rewrite;  // without plan.json, the rewrite hashes the plan itself
   if (o.plan) {
-    rewrite.plan_sha256 = planner::write_plan_file(g, out.plan, dir + "plan.json");
+    rewrite.plan_sha256 = write_plan(in.model, out.plan, dir + "plan.json");
     wrote.push_back(dir + "plan.json");
   }
   if (o.report) {
@@ -147,9 +150,24 @@ planner::PlanRequest make_request(const PlanArgs& a, const ModelInputs& in) {
   return req;
 }
 
+// The rewritten model carries the training graph only: with the optimizer
+// steps planned too, it is left out by default, and refused when asked for.
+void drop_rewrite_with_optimizer(const PlanArgs& a, ModelInputs& in, PlanOutputs& o) {
+  if (!in.model.optimizer || !o.model) return;
+  const std::string why =
+      "rewriting ONNX Runtime's optimizer model is not done, and this plan covers its steps (" +
+      in.model.optimizer->path + ")";
+  if (a.outputs != PlanArgs::kDefaultOutputs)
+    throw InputError("--outputs model: " + why + "; plan " + in.model.path +
+                     " alone for a rewritable plan");
+  in.warnings.push_back("model.memplan.onnx not written: " + why);
+  o.model = false;
+}
+
 void run_plan(const PlanArgs& a) {
-  const PlanOutputs outputs = outputs_of(a);
+  PlanOutputs outputs = outputs_of(a);
   ModelInputs in = load_inputs(a.model);
+  drop_rewrite_with_optimizer(a, in, outputs);
   print_warnings(in.warnings);
   const ir::Graph& g = in.model.graph;
   const planner::PlanRequest req = make_request(a, in);

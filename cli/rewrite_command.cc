@@ -49,6 +49,7 @@ std::string file_bytes(const std::string& path, const std::string& what) {
 }
 
 void run(RewriteArgs a) {
+  require_training_graph_only(a.model, "rewrite");
   nlohmann::json doc = planner::read_plan_json(a.plan);
   const std::string plan_sha256 = ir::sha256_hex(file_bytes(a.plan, "plan file"));
   // First of all, so that a plan for another model is told as such and not
@@ -63,6 +64,13 @@ void run(RewriteArgs a) {
   ModelInputs in = load_inputs(a.model);
   print_warnings(in.warnings);
   const ir::Graph& graph = in.model.graph;
+  if (doc.is_object() && doc.contains("model") && doc["model"].is_object() &&
+      doc["model"].contains("optimizer"))
+    throw InvalidPlanError(a.plan +
+                           ": made with an optimizer model (model.optimizer), whose steps a "
+                           "rewrite cannot carry: rewriting ONNX Runtime's optimizer model is not "
+                           "done; plan " +
+                           a.model.model + " alone to rewrite it");
   planner::Plan plan = planner::plan_from_json(graph, doc, a.plan);
   planner::Validation v = planner::validate(graph, plan);
   if (!v.valid) throw InvalidPlanError(a.plan + ": invalid: " + v.message);

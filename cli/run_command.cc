@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/model_inputs.h"
+#include "cli/plan_file.h"
 #include "ir/errors.h"
 #include "ir/units.h"
 #include "planner/memory_layout.h"
@@ -169,6 +170,8 @@ void run(RunArgs a) {
   if (!a.model.costs.empty() || !a.model.profile.empty())
     in.warnings.push_back("--plan is timed by its own node_seconds; --costs/--profile are ignored");
   const ir::Graph& g = in.model.graph;
+  if (std::string why = optimizer_mismatch(doc, in.model); !why.empty())
+    throw InvalidPlanError(a.plan + ": " + why);
   planner::Plan plan = planner::plan_from_json(g, doc, a.plan);
   if (plan.model_sha256 != in.model.sha256)
     in.warnings.push_back(a.plan + ": made for another model file (sha256 " + plan.model_sha256 +

@@ -15,6 +15,7 @@
 
 #include "cli/commands.h"
 #include "cli/model_inputs.h"
+#include "cli/plan_file.h"
 #include "ir/baseline_memory.h"
 #include "ir/errors.h"
 #include "ir/liveness.h"
@@ -170,6 +171,8 @@ WhatIf from_plan(const SimulateOptions& o, const ModelInputs& in, const nlohmann
                  std::optional<std::uint64_t> budget) {
   const ir::Graph& graph = in.model.graph;
   WhatIf w;
+  if (std::string why = optimizer_mismatch(doc, in.model); !why.empty())
+    throw InvalidPlanError(o.plan + ": " + why);
   w.plan = planner::plan_from_json(graph, doc, o.plan);
   if (w.plan.model_sha256 != in.model.sha256)
     print_warnings({o.plan + ": made for another model file (sha256 " + w.plan.model_sha256 + ", " +

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/model_inputs.h"
+#include "cli/plan_file.h"
 #include "ir/errors.h"
 #include "ir/units.h"
 #include "planner/plan_json.h"
@@ -47,6 +48,15 @@ void run(ValidateOptions o) {
   ModelInputs in = load_inputs(o.model);
   print_warnings(in.warnings);
   const ir::Graph& graph = in.model.graph;
+  // Before the nodes are read: a plan with the optimizer's steps names nodes
+  // the training graph alone lacks, and the other way round.
+  if (std::string why = optimizer_mismatch(doc, in.model); !why.empty()) {
+    planner::Validation v;
+    v.valid = false;
+    v.message = why;
+    report(o, v, 0);
+    return;
+  }
   planner::Plan plan = planner::plan_from_json(graph, doc, o.plan);
 
   if (plan.model_sha256 != in.model.sha256) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "ir/adamw_steps.h"
 #include "ir/errors.h"
 
 namespace memplan::ir {
@@ -40,6 +41,14 @@ TensorId find_loss(const Graph& g, const std::optional<std::string>& name) {
   return best;
 }
 
+// ONNX Runtime's gradient accumulation buffer of a graph input: the
+// gradient's storage (updated in place), not optimizer state.
+bool is_gradient_buffer(const Graph& g, std::string_view name) {
+  if (!name.ends_with(kGradBufferSuffix)) return false;
+  auto param = g.find_tensor(name.substr(0, name.size() - kGradBufferSuffix.size()));
+  return param && g.tensor(*param).is_graph_input;
+}
+
 }  // namespace
 
 void classify(Graph& graph, const std::optional<std::string>& loss,
@@ -72,6 +81,8 @@ void classify(Graph& graph, const std::optional<std::string>& loss,
       // inputs only the backward or optimizer reads are its state.
       if (t.is_initializer) {
         t.cls = TensorClass::kParameter;
+      } else if (!read_by_forward && is_gradient_buffer(graph, t.name)) {
+        t.cls = TensorClass::kGradient;
       } else if (!read_by_forward) {
         t.cls = TensorClass::kOptimizerState;
       } else if (graph.find_tensor(t.name + "_grad") ||

@@ -14,7 +14,9 @@ namespace memplan::ir {
 //   initializer: parameter (weights and constants);
 //   graph input read by the forward: parameter, or input when it was
 //     declared with symbolic dims or is integer/bool (data, labels);
-//   graph input not read by the forward: optimizer_state;
+//   graph input not read by the forward: optimizer_state (AdamW's moments,
+//     learning rate and step), except ONNX Runtime's gradient accumulation
+//     buffer "<p>_grad.accumulation.buffer" of a graph input p: gradient;
 //   graph output: output;  made by the forward and read by the backward:
 //   activation; made by the forward, read only there: temporary;
 //   made by the backward: gradient.

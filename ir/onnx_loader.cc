@@ -13,6 +13,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "ir/adamw_steps.h"
 #include "ir/classify.h"
 #include "ir/dim_binding.h"
 #include "ir/dtype.h"
@@ -490,17 +491,41 @@ Graph build_graph(const onnx::ModelProto& model, const LoadOptions& options,
   return graph;
 }
 
+namespace {
+
+// The file's proto; `sha256` gets the hash of its bytes.
+onnx::ModelProto read_model_file(const std::string& path, std::string& sha256) {
+  onnx::ModelProto proto;
+  std::string bytes = read_file(path);
+  sha256 = sha256_hex(bytes);
+  if (!proto.ParseFromString(bytes))
+    throw InputError(path +
+                     ": not an ONNX model (protobuf parse failed: truncated or another format)");
+  return proto;
+}
+
+}  // namespace
+
 LoadedModel load_model(const std::string& path, const LoadOptions& options) {
   LoadedModel loaded;
   loaded.path = path;
-  std::string bytes = read_file(path);
-  loaded.sha256 = sha256_hex(bytes);
-  if (!loaded.proto.ParseFromString(bytes))
-    throw InputError(path +
-                     ": not an ONNX model (protobuf parse failed: truncated or another format)");
-  bytes.clear();
-  bytes.shrink_to_fit();
+  loaded.proto = read_model_file(path, loaded.sha256);
   loaded.graph = build_graph(loaded.proto, options, path, loaded.warnings);
+  return loaded;
+}
+
+LoadedModel load_model(const std::string& path, const std::string& optimizer_path,
+                       const LoadOptions& options) {
+  LoadedModel loaded;
+  loaded.path = path;
+  loaded.proto = read_model_file(path, loaded.sha256);
+  OptimizerModel opt;
+  opt.path = optimizer_path;
+  const onnx::ModelProto optimizer = read_model_file(optimizer_path, opt.sha256);
+  onnx::ModelProto merged = loaded.proto;
+  opt.steps = append_adamw_steps(merged, optimizer, optimizer_path);
+  loaded.graph = build_graph(merged, options, path, loaded.warnings);
+  loaded.optimizer = std::move(opt);
   return loaded;
 }
 

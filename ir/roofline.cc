@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ir/adamw_steps.h"
 #include "ir/errors.h"
 
 namespace memplan::ir {
@@ -134,6 +135,10 @@ double node_bytes_moved(const Graph& g, const Node& n) {
   double bytes = 0;
   for (TensorId t : n.inputs) bytes += static_cast<double>(g.tensor(t).bytes);
   for (TensorId t : n.outputs) bytes += static_cast<double>(g.tensor(t).bytes);
+  // Its outputs are a flag: what it writes are p, m and v, in place.
+  if (is_adamw_step(n))
+    for (std::size_t slot : std::array<std::size_t, 3>{0, 2, 3})
+      if (slot < n.inputs.size()) bytes += static_cast<double>(g.tensor(n.inputs[slot]).bytes);
   return bytes;
 }
 

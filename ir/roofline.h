@@ -15,7 +15,8 @@ namespace memplan::ir {
 double node_flops(const Graph& g, const Node& n);
 
 // Bytes the node reads and writes: the sum of its input and output tensor
-// sizes, counting each slot. 0 for ops that ONNX Runtime runs as views or
+// sizes, counting each slot, and for ai.memplan AdamWStep also the
+// parameter and moments it writes in place. 0 for ops that ONNX Runtime runs as views or
 // metadata reads (Reshape, Shape, ...), which move no tensor data.
 double node_bytes_moved(const Graph& g, const Node& n);
 
