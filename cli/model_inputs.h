@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/stage_timer.h"
 #include "ir/costs.h"
 #include "ir/onnx_loader.h"
 
@@ -29,8 +30,10 @@ struct ModelInputs {
   std::vector<std::string> warnings;  // loader's and costs' together
 };
 
-// Loads the model and attaches costs; throws memplan::Error.
+// Loads the model and attaches costs; throws memplan::Error. With a timer:
+// "read_costs", "load_model" and "node_costs" as stages.
 ModelInputs load_inputs(const ModelOptions& options);
+ModelInputs load_inputs(const ModelOptions& options, StageTimer& timer);
 
 // Without --dim, bind the dims a plan was made for (plan.json's
 // model.dims): a plan names them so it can be checked without repeating them.
