@@ -15,7 +15,7 @@ double StageTimer::seconds_since_start() const {
 void StageTimer::print(std::ostream& out) const {
   auto line = [&](const std::string& name, double seconds, const std::string& note) {
     char buf[96];
-    std::snprintf(buf, sizeof buf, "  %-26s %10.4f s", name.c_str(), seconds);
+    std::snprintf(buf, sizeof buf, "  %-26s %11.6f s", name.c_str(), seconds);
     out << buf << (note.empty() ? "" : "  ") << note << "\n";
   };
   out << "timings (wall clock):\n";
