@@ -55,8 +55,12 @@ TEST(MaxBatchCli, EveryRowOfTheCurveIsConsistent) {
   for (const auto& [b, r] : rows_by_batch()) {
     SCOPED_TRACE("batch " + std::to_string(b));
     const bool fits = r["fits"], memory = r["fits_memory"], no_plan = r["fits_without_plan"];
-    if (fits || no_plan) EXPECT_TRUE(memory);
-    if (fits) EXPECT_LE(r["overhead_percent"].get<double>(), 1.0 + 1e-9);
+    if (fits || no_plan) {
+      EXPECT_TRUE(memory);
+    }
+    if (fits) {
+      EXPECT_LE(r["overhead_percent"].get<double>(), 1.0 + 1e-9);
+    }
     if (memory) {
       EXPECT_LE(r["peak_bytes"].get<std::uint64_t>(), 16ull << 30);
       EXPECT_GT(r["samples_per_s"].get<double>(), 0);
@@ -65,9 +69,10 @@ TEST(MaxBatchCli, EveryRowOfTheCurveIsConsistent) {
       EXPECT_NEAR(r["samples_per_s"].get<double>(), b_over_t, 1e-9 * b_over_t);
     }
     // Without a plan nothing moves: ATP's model is the simulated time.
-    if (no_plan)
+    if (no_plan) {
       EXPECT_NEAR(r["atp_model_samples_per_s"].get<double>(), r["samples_per_s"].get<double>(),
                   1e-6 * r["samples_per_s"].get<double>());
+    }
   }
 }
 
