@@ -190,6 +190,21 @@ ordered_json tensor_shapes(const ir::Graph& g) {
   return shapes;
 }
 
+void run_inspect(const ModelOptions& opts, bool json, bool shapes, StageTimer& timer) {
+  ModelInputs in = load_inputs(opts, timer);
+  print_warnings(in.warnings);
+  auto report = timer.time("analysis", "liveness, baseline peak, classes, largest activations",
+                           [&] { return inspect_report(in); });
+  if (shapes) report["tensor_shapes"] = tensor_shapes(in.model.graph);
+  timer.time("print", "the report on stdout", [&] {
+    if (json) {
+      std::cout << report.dump(2) << "\n";
+    } else {
+      print_text(report, std::cout);
+    }
+  });
+}
+
 }  // namespace
 
 void add_inspect_command(CLI::App& app) {
@@ -202,16 +217,11 @@ void add_inspect_command(CLI::App& app) {
   cmd->add_flag(
       "--shapes", *shapes,
       "With --json: add every tensor's element type, shape and bytes (\"tensor_shapes\")");
-  cmd->callback([opts, json, shapes] {
-    ModelInputs in = load_inputs(*opts);
-    print_warnings(in.warnings);
-    auto report = inspect_report(in);
-    if (*shapes) report["tensor_shapes"] = tensor_shapes(in.model.graph);
-    if (*json) {
-      std::cout << report.dump(2) << "\n";
-    } else {
-      print_text(report, std::cout);
-    }
+  auto timings = std::make_shared<bool>(false);
+  cmd->add_flag("--timings", *timings, "Print each stage's wall time on stderr");
+  cmd->callback([opts, json, shapes, timings] {
+    with_timings(*timings, std::cerr,
+                 [&](StageTimer& timer) { run_inspect(*opts, *json, *shapes, timer); });
   });
 }
 

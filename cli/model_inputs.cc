@@ -54,6 +54,11 @@ void ModelOptions::add_to(CLI::App& cmd) {
 }
 
 ModelInputs load_inputs(const ModelOptions& options) {
+  StageTimer unused;
+  return load_inputs(options, unused);
+}
+
+ModelInputs load_inputs(const ModelOptions& options, StageTimer& timer) {
   ModelInputs in;
   ir::LoadOptions load;
   load.dims = parse_dims(options.dims);
@@ -63,20 +68,23 @@ ModelInputs load_inputs(const ModelOptions& options) {
   std::map<std::string, double> measured;
   std::string source = "roofline " + device.name;
   std::optional<ir::CostsFile> costs_file;
-  if (!options.costs.empty()) {
-    costs_file = ir::read_costs_file(options.costs);
-    load.tensor_bytes = costs_file->tensor_bytes;
-    device = ir::apply_overrides(device, *costs_file);
-    measured = costs_file->node_seconds;
-    source = "memplan.costs " + options.costs;
-  } else if (!options.profile.empty()) {
-    measured = ir::read_ort_profile(options.profile).node_seconds;
-    source = "ort-profile " + options.profile;
-  }
+  timer.time("read_costs", "--costs or --profile file", [&] {
+    if (!options.costs.empty()) {
+      costs_file = ir::read_costs_file(options.costs);
+      load.tensor_bytes = costs_file->tensor_bytes;
+      device = ir::apply_overrides(device, *costs_file);
+      measured = costs_file->node_seconds;
+      source = "memplan.costs " + options.costs;
+    } else if (!options.profile.empty()) {
+      measured = ir::read_ort_profile(options.profile).node_seconds;
+      source = "ort-profile " + options.profile;
+    }
+  });
 
   std::vector<std::string> found;
   const ir::ModelSources sources = ir::model_sources(options.model, options.optimizer, found);
-  in.model = ir::load_sources(sources, load);
+  timer.time("load_model", "read, dims, shapes, DAG check, classify",
+             [&] { in.model = ir::load_sources(sources, load); });
   in.warnings = std::move(found);
   in.warnings.insert(in.warnings.end(), in.model.warnings.begin(), in.model.warnings.end());
   if (costs_file) {
@@ -85,7 +93,9 @@ ModelInputs load_inputs(const ModelOptions& options) {
         in.warnings.push_back(options.costs + ": tensor '" + name +
                               "' is not in the graph (ignored)");
   }
-  in.costs = ir::make_node_costs(in.model.graph, device, measured, source, in.warnings);
+  timer.time("node_costs", "per-node times (roofline or measured)", [&] {
+    in.costs = ir::make_node_costs(in.model.graph, device, measured, source, in.warnings);
+  });
   return in;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/stage_timer.h"
 #include "ir/costs.h"
 #include "ir/onnx_loader.h"
 
@@ -30,8 +31,10 @@ struct ModelInputs {
   std::vector<std::string> warnings;  // loader's and costs' together
 };
 
-// Loads the model and attaches costs; throws memplan::Error.
+// Loads the model and attaches costs; throws memplan::Error. With a timer:
+// "read_costs", "load_model" and "node_costs" as stages.
 ModelInputs load_inputs(const ModelOptions& options);
+ModelInputs load_inputs(const ModelOptions& options, StageTimer& timer);
 
 // For the commands that write or read ONNX (rewrite, explain): a model
 // given with its optimizer (a folder or --optimizer) is refused in one line,

@@ -52,6 +52,7 @@ struct PlanArgs {
   bool quiet = false;
   bool reproducible = false;
   bool no_rewrite = false;
+  bool timings = false;
   std::string outputs = std::string(kDefaultOutputs);
   static constexpr std::string_view kDefaultOutputs = "plan,report,trace,svg,model";
 };
@@ -67,34 +68,34 @@ PlanOutputs outputs_of(const PlanArgs& a) {
 // The files `o` asks for, in `dir`; returns their paths, in the order
 // written.
 std::vector<std::string> write_outputs(const ModelInputs& in, planner::PlanOutcome& out,
-                                       const PlanOutputs& o, const std::string& dir) {
+                                       const PlanOutputs& o, const std::string& dir,
+                                       StageTimer& timer) {
   const ir::Graph& g = in.model.graph;
   std::vector<std::string> wrote;
+  auto write = [&](bool wanted, const std::string& file, auto&& f) {
+    if (!wanted) return;
+    timer.time("write_" + file, "", f);
+    wrote.push_back(dir + file);
+  };
   std::optional<planner::SimResult> sim;
-  if (o.simulated()) sim = planner::simulate(g, out.plan);
+  if (o.simulated())
+    timer.time("simulate", "the plan's timeline, for report, trace and svg",
+               [&] { sim = planner::simulate(g, out.plan); });
   passes::RewriteOptions rewrite;  // without plan.json, the rewrite hashes the plan itself
-  if (o.plan) {
-    rewrite.plan_sha256 = write_plan(in.model, out.plan, dir + "plan.json");
-    wrote.push_back(dir + "plan.json");
-  }
-  if (o.report) {
+  write(o.plan, "plan.json",
+        [&] { rewrite.plan_sha256 = write_plan(in.model, out.plan, dir + "plan.json"); });
+  write(o.report, "report.md", [&] {
     ir::write_file_atomically(
         dir + "report.md",
         planner::plan_report_markdown(g, out.plan, *sim, {out.solver_used, out.note, out.rounds}));
-    wrote.push_back(dir + "report.md");
-  }
-  if (o.trace) {
-    planner::write_chrome_trace(g, out.plan, *sim, dir + "trace.json");
-    wrote.push_back(dir + "trace.json");
-  }
-  if (o.svg) {
-    planner::write_memory_plot_svg(g, out.plan, *sim, dir + "memory.svg");
-    wrote.push_back(dir + "memory.svg");
-  }
-  if (o.model) {
+  });
+  write(o.trace, "trace.json",
+        [&] { planner::write_chrome_trace(g, out.plan, *sim, dir + "trace.json"); });
+  write(o.svg, "memory.svg",
+        [&] { planner::write_memory_plot_svg(g, out.plan, *sim, dir + "memory.svg"); });
+  write(o.model, "model.memplan.onnx", [&] {
     passes::write_rewritten_model(in.model.proto, g, out.plan, rewrite, dir + "model.memplan.onnx");
-    wrote.push_back(dir + "model.memplan.onnx");
-  }
+  });
   return wrote;
 }
 
@@ -164,20 +165,28 @@ void drop_rewrite_with_optimizer(const PlanArgs& a, ModelInputs& in, PlanOutputs
   o.model = false;
 }
 
-void run_plan(const PlanArgs& a) {
+void run_plan(const PlanArgs& a, StageTimer& timer) {
   PlanOutputs outputs = outputs_of(a);
-  ModelInputs in = load_inputs(a.model);
+  ModelInputs in = load_inputs(a.model, timer);
   drop_rewrite_with_optimizer(a, in, outputs);
   print_warnings(in.warnings);
   const ir::Graph& g = in.model.graph;
-  const planner::PlanRequest req = make_request(a, in);
+  const planner::PlanRequest req =
+      timer.time("baseline", "liveness, baseline peak", [&] { return make_request(a, in); });
   const double max_overhead =
       a.max_overhead.empty() ? -1 : parse_fraction(a.max_overhead, "--max-overhead");
 
   auto previous = std::signal(SIGINT, on_sigint);
-  planner::LayoutFitOutcome fit = planner::search_plan_with_layout(g, in.costs, req);
+  planner::LayoutFitOutcome fit =
+      timer.time("plan_search", "problem, solver, schedule, simulate, tighten, validate, layout",
+                 [&] { return planner::search_plan_with_layout(g, in.costs, req); });
   std::signal(SIGINT, previous);
   planner::PlanOutcome& out = fit.outcome;
+  const double search_seconds = timer.stages().back().seconds;
+  const double solver_seconds = std::min(search_seconds, out.plan.solver.solve_seconds);
+  timer.add("plan_search.solver", solver_seconds, "the solver's own time (all rounds)");
+  timer.add("plan_search.rest", search_seconds - solver_seconds,
+            "problem, schedule, simulate, tighten, validate, layout");
 
   // Wall-clock figures are the only thing that differs between two runs
   // on the same inputs (the ILP runs with one thread and a fixed seed).
@@ -208,7 +217,7 @@ void run_plan(const PlanArgs& a) {
   const bool layout_dropped = g_interrupted && !fit.layout_fits;
   if (layout_dropped) out.plan.memory_layout.reset();
   const std::string dir = a.out_dir + "/";
-  const std::vector<std::string> wrote = write_outputs(in, out, outputs, dir);
+  const std::vector<std::string> wrote = write_outputs(in, out, outputs, dir, timer);
   if (!a.quiet) {
     std::cout << "plan: " << out.plan.solver.name << " (" << out.plan.solver.status << "), peak "
               << ir::human_bytes(pr.peak_bytes) << " of budget "
@@ -279,7 +288,11 @@ void add_plan_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--no-rewrite", a->no_rewrite,
                 "Do not write the rewritten model OUTDIR/model.memplan.onnx");
-  cmd->callback([a] { run_plan(*a); });
+  cmd->add_flag("--timings", a->timings,
+                "Print each stage's wall time on stderr (also when no plan fits)");
+  cmd->callback([a] {
+    with_timings(a->timings, std::cerr, [&](StageTimer& timer) { run_plan(*a, timer); });
+  });
 }
 
 }  // namespace memplan::cli

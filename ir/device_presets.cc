@@ -32,6 +32,16 @@ std::vector<DeviceSpec> make_presets() {
        .source = "NVIDIA Tesla V100 datasheet (2018), SXM2 32GB: 900 GB/s HBM2, 15.7 TFLOPS "
                  "FP32 (Volta has no TF32; its 125 TFLOPS tensor rate is FP16); PCIe 3.0 x16 "
                  "~12 GB/s achievable pinned"},
+      {.name = "v100-16gb",
+       .memory_bytes = 16 * kGiB,
+       .h2d_bytes_per_s = kPcie3,
+       .d2h_bytes_per_s = kPcie3,
+       .peak_flops = 15.7 * kTFLOPS,
+       .memory_bytes_per_s = 900 * kGB,
+       .launch_seconds = kLaunch,
+       .source = "NVIDIA Tesla V100 datasheet (2018), SXM2 16GB: 900 GB/s HBM2, 15.7 TFLOPS "
+                 "FP32 (the 32GB part's figures, half its memory); PCIe 3.0 x16 ~12 GB/s "
+                 "achievable pinned"},
       {.name = "a100-40gb",
        .memory_bytes = 40 * kGiB,
        .h2d_bytes_per_s = kPcie4,

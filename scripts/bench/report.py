@@ -156,9 +156,12 @@ def write_report(D, args):
     L += report_text.findings(q, speed, gbt, D["headline"], skipped)
     L += report_text.method(args.command, args.seconds, machine.get("quick"))
     # Generated apart (minutes of ONNX Runtime runs; the tight-budget
-    # sweep) and carried into every regenerated report.
+    # sweep; the GPT-2 family's max batch; the stage growth at 1k-100k
+    # nodes) and carried into every regenerated report.
     L += read_section("ort_peak", "ort-peak")
     L += read_section("tight_budgets", "tight-budgets")
+    L += read_section("maxbatch", "maxbatch")
+    L += read_section("growth", "growth")
     return L
 
 

@@ -11,8 +11,8 @@ namespace memplan::ir {
 namespace {
 
 TEST(DevicePresets, CoversTheGpusTheFormatNames) {
-  for (const char* name :
-       {"v100-32gb", "a100-40gb", "a100-80gb", "h100-80gb", "h200-141gb", "rtx4090-24gb"}) {
+  for (const char* name : {"v100-16gb", "v100-32gb", "a100-40gb", "a100-80gb", "h100-80gb",
+                           "h200-141gb", "rtx4090-24gb"}) {
     EXPECT_EQ(device_preset(name).name, name);
   }
 }
@@ -50,6 +50,19 @@ TEST(DevicePresets, FiguresMatchTheDatasheets) {
   EXPECT_GT(device_preset("h200-141gb").memory_bytes_per_s,
             device_preset("h100-80gb").memory_bytes_per_s);
   EXPECT_GT(device_preset("a100-80gb").memory_bytes_per_s, a100.memory_bytes_per_s);
+}
+
+TEST(DevicePresets, V100SixteenIsTheThirtyTwoWithHalfTheMemory) {
+  const DeviceSpec& v16 = device_preset("v100-16gb");
+  const DeviceSpec& v32 = device_preset("v100-32gb");
+  EXPECT_EQ(v16.memory_bytes, 16ull << 30);
+  EXPECT_EQ(v16.memory_bytes * 2, v32.memory_bytes);
+  EXPECT_DOUBLE_EQ(v16.peak_flops, v32.peak_flops);
+  EXPECT_DOUBLE_EQ(v16.memory_bytes_per_s, v32.memory_bytes_per_s);
+  EXPECT_DOUBLE_EQ(v16.h2d_bytes_per_s, v32.h2d_bytes_per_s);
+  EXPECT_DOUBLE_EQ(v16.d2h_bytes_per_s, v32.d2h_bytes_per_s);
+  EXPECT_DOUBLE_EQ(v16.launch_seconds, v32.launch_seconds);
+  EXPECT_NE(v16.source.find("16GB"), std::string::npos) << v16.source;
 }
 
 TEST(DevicePresets, LookupIgnoresCase) {
