@@ -165,6 +165,36 @@ void drop_rewrite_with_optimizer(const PlanArgs& a, ModelInputs& in, PlanOutputs
   o.model = false;
 }
 
+// The peak cannot fit: exit 3 (or 5 with --fail-over-budget), with the
+// smallest budget memplan can reach.
+Error unmet_budget(const PlanArgs& a, const ir::Graph& g, const ir::NodeCosts& costs,
+                   const planner::PlanRequest& req, const planner::PlanOutcome& out) {
+  const std::uint64_t reachable = planner::smallest_reachable_budget(g, costs, req);
+  const std::string msg = "budget " + ir::human_bytes(req.budget_bytes) + " (" +
+                          std::to_string(req.budget_bytes) + " B) cannot be met: the best " +
+                          out.solver_used + " plan peaks at " +
+                          ir::human_bytes(out.plan.predicted.peak_bytes) +
+                          "; the smallest budget memplan can reach is " +
+                          ir::human_bytes(reachable) + " (" + std::to_string(reachable) + " B)";
+  return Error(msg, a.fail_over_budget ? ExitCode::kOverBudget : ExitCode::kInfeasible);
+}
+
+void print_summary(const planner::LayoutFitOutcome& fit, std::uint64_t budget, double overhead,
+                   const std::vector<std::string>& wrote) {
+  const planner::Plan& plan = fit.outcome.plan;
+  const auto& pr = plan.predicted;
+  std::cout << "plan: " << plan.solver.name << " (" << plan.solver.status << "), peak "
+            << ir::human_bytes(pr.peak_bytes) << " of budget " << ir::human_bytes(budget)
+            << " (baseline " << ir::human_bytes(pr.baseline_peak_bytes) << "), iteration "
+            << ir::human_seconds(pr.iteration_seconds) << " vs "
+            << ir::human_seconds(pr.baseline_iteration_seconds) << " (+" << std::fixed
+            << std::setprecision(2) << overhead * 100 << "%)\n";
+  print_layout(fit, budget, std::cout);
+  std::cout << "wrote ";
+  for (std::size_t k = 0; k < wrote.size(); ++k) std::cout << (k > 0 ? ", " : "") << wrote[k];
+  std::cout << "\n";
+}
+
 void run_plan(const PlanArgs& a, StageTimer& timer) {
   PlanOutputs outputs = outputs_of(a);
   ModelInputs in = load_inputs(a.model, timer);
@@ -195,16 +225,7 @@ void run_plan(const PlanArgs& a, StageTimer& timer) {
   const double overhead = pr.baseline_iteration_seconds > 0
                               ? pr.iteration_seconds / pr.baseline_iteration_seconds - 1.0
                               : 0.0;
-  if (!out.fits) {
-    std::uint64_t reachable = planner::smallest_reachable_budget(g, in.costs, req);
-    std::string msg = "budget " + ir::human_bytes(req.budget_bytes) + " (" +
-                      std::to_string(req.budget_bytes) + " B) cannot be met: the best " +
-                      out.solver_used + " plan peaks at " + ir::human_bytes(pr.peak_bytes) +
-                      "; the smallest budget memplan can reach is " + ir::human_bytes(reachable) +
-                      " (" + std::to_string(reachable) + " B)";
-    if (a.fail_over_budget) throw Error(msg, ExitCode::kOverBudget);
-    throw InfeasibleError(msg);
-  }
+  if (!out.fits) throw unmet_budget(a, g, in.costs, req, out);
 
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -218,19 +239,7 @@ void run_plan(const PlanArgs& a, StageTimer& timer) {
   if (layout_dropped) out.plan.memory_layout.reset();
   const std::string dir = a.out_dir + "/";
   const std::vector<std::string> wrote = write_outputs(in, out, outputs, dir, timer);
-  if (!a.quiet) {
-    std::cout << "plan: " << out.plan.solver.name << " (" << out.plan.solver.status << "), peak "
-              << ir::human_bytes(pr.peak_bytes) << " of budget "
-              << ir::human_bytes(req.budget_bytes) << " (baseline "
-              << ir::human_bytes(pr.baseline_peak_bytes) << "), iteration "
-              << ir::human_seconds(pr.iteration_seconds) << " vs "
-              << ir::human_seconds(pr.baseline_iteration_seconds) << " (+" << std::fixed
-              << std::setprecision(2) << overhead * 100 << "%)\n";
-    print_layout(fit, req.budget_bytes, std::cout);
-    std::cout << "wrote ";
-    for (std::size_t k = 0; k < wrote.size(); ++k) std::cout << (k > 0 ? ", " : "") << wrote[k];
-    std::cout << "\n";
-  }
+  if (!a.quiet) print_summary(fit, req.budget_bytes, overhead, wrote);
   if (g_interrupted)
     throw Error(std::string("interrupted: wrote the best plan found so far") +
                     (layout_dropped ? ", without a memory layout (its arena did not fit the "
