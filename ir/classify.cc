@@ -10,7 +10,8 @@ namespace memplan::ir {
 namespace {
 
 bool contains_loss(std::string name) {
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   return name.find("loss") != std::string::npos;
 }
 
@@ -36,7 +37,8 @@ TensorId find_loss(const Graph& g, const std::optional<std::string>& name) {
   for (TensorId id : g.graph_outputs()) {
     const Tensor& t = g.tensor(id);
     if (t.producer == kNoNode || !is_scalar(t) || !is_float(t.elem_type)) continue;
-    if (best == kNoTensor || (contains_loss(t.name) && !contains_loss(g.tensor(best).name))) best = id;
+    if (best == kNoTensor || (contains_loss(t.name) && !contains_loss(g.tensor(best).name)))
+      best = id;
   }
   return best;
 }
@@ -67,7 +69,8 @@ void classify(Graph& graph, const std::optional<std::string>& loss,
     needed[graph.loss] = true;
     for (NodeId i = static_cast<NodeId>(nodes.size()); i-- > 0;) {
       Node& n = nodes[i];
-      n.is_forward = std::any_of(n.outputs.begin(), n.outputs.end(), [&](TensorId t) { return needed[t]; });
+      n.is_forward =
+          std::any_of(n.outputs.begin(), n.outputs.end(), [&](TensorId t) { return needed[t]; });
       if (n.is_forward)
         for (TensorId in : n.inputs) needed[in] = true;
     }
