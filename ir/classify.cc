@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "ir/adamw_steps.h"
+#include "ir/dtype.h"
 #include "ir/errors.h"
 
 namespace memplan::ir {
@@ -22,11 +23,6 @@ bool is_scalar(const Tensor& t) {
   return true;
 }
 
-bool is_float(std::int32_t elem_type) {
-  // float32, float16, float64, bfloat16
-  return elem_type == 1 || elem_type == 10 || elem_type == 11 || elem_type == 16;
-}
-
 TensorId find_loss(const Graph& g, const std::optional<std::string>& name) {
   if (name) {
     auto id = g.find_tensor(*name);
@@ -36,7 +32,7 @@ TensorId find_loss(const Graph& g, const std::optional<std::string>& name) {
   TensorId best = kNoTensor;
   for (TensorId id : g.graph_outputs()) {
     const Tensor& t = g.tensor(id);
-    if (t.producer == kNoNode || !is_scalar(t) || !is_float(t.elem_type)) continue;
+    if (t.producer == kNoNode || !is_scalar(t) || !is_floating_point(t.elem_type)) continue;
     if (best == kNoTensor || (contains_loss(t.name) && !contains_loss(g.tensor(best).name)))
       best = id;
   }
@@ -91,7 +87,7 @@ void classify(Graph& graph, const std::optional<std::string>& loss,
       } else if (graph.find_tensor(t.name + "_grad") ||
                  graph.find_tensor(t.name + "_grad.accumulation.buffer")) {
         t.cls = TensorClass::kParameter;
-      } else if (symbolic_inputs.count(t.name) != 0 || !is_float(t.elem_type)) {
+      } else if (symbolic_inputs.count(t.name) != 0 || !is_floating_point(t.elem_type)) {
         t.cls = TensorClass::kInput;
       } else {
         t.cls = TensorClass::kParameter;

@@ -10,6 +10,10 @@ namespace memplan::ir {
 // rounded up to one byte per element: memplan accounts whole bytes.
 std::optional<std::uint64_t> element_size(std::int32_t onnx_elem_type);
 
+// float32, float16, float64 or bfloat16: what a parameter, gradient or
+// loss is stored as.
+bool is_floating_point(std::int32_t onnx_elem_type);
+
 // "float32", "int64", …; "type<N>" for codes this build does not know.
 std::string_view dtype_name(std::int32_t onnx_elem_type);
 

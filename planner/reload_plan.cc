@@ -14,17 +14,11 @@ bool is_state(const ir::Tensor& t) { return t.initially_resident() && !t.is_grap
 
 // The last node of a swapped or recomputed tensor's first segment: its last
 // forward reader, or its producer when no forward node reads it (a tensor
-// read only by the backward part is evicted as soon as it is made).
+// read only by the backward part is evicted as soon as it is made). For
+// training state (no producer) without a forward reader: kNoNode, it leaves
+// at the start.
 ir::NodeId evict_point(const ir::Graph& graph, const ir::Tensor& t) {
   ir::NodeId f = t.producer;
-  for (ir::NodeId c : t.consumers)
-    if (graph.node(c).is_forward) f = std::max(f, c);
-  return f;
-}
-
-// The last forward reader of a graph input or initializer, or kNoNode.
-ir::NodeId last_forward_reader(const ir::Graph& graph, const ir::Tensor& t) {
-  ir::NodeId f = ir::kNoNode;
   for (ir::NodeId c : t.consumers)
     if (graph.node(c).is_forward) f = f == ir::kNoNode ? c : std::max(f, c);
   return f;
@@ -157,9 +151,7 @@ TensorPlan first_segment(const ir::Graph& graph, const std::vector<Decision>& ap
   p.pinned = is_pinned(x) && !p.state;
   p.applied = p.pinned ? Decision::kKeep : d;
   p.reload = p.applied;
-  if (p.state) {
-    p.evict_after = last_forward_reader(graph, x);
-  } else if (p.applied != Decision::kKeep) {
+  if (p.applied != Decision::kKeep) {
     p.evict_after = evict_point(graph, x);
   } else if (!p.pinned && remakable_in_chain(applied, graph.node(x.producer), t)) {
     // Freed where the baseline frees it; remade if a chain needs it later

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ir/baseline_memory.h"
+#include "ir/dtype.h"
 #include "ir/liveness.h"
 
 namespace memplan::solvers {
@@ -210,10 +211,6 @@ bool activation_uses(const ir::Graph& g, ir::TensorId t, const ProblemOptions& o
   return set_uses(g, t, x.producer, c);
 }
 
-bool is_float(std::int32_t elem_type) {
-  return elem_type == 1 || elem_type == 10 || elem_type == 11 || elem_type == 16;
-}
-
 // Training state (Candidate::state): resident before step 0, so made at -1.
 // Floating-point graph inputs (ONNX Runtime's training graphs take
 // parameters, buffers and optimizer state as inputs) and large
@@ -223,7 +220,7 @@ bool is_float(std::int32_t elem_type) {
 bool state_uses(const ir::Graph& g, ir::TensorId t, const ProblemOptions& options, Candidate& c) {
   const ir::Tensor& x = g.tensor(t);
   if (!x.initially_resident() || x.is_graph_output || x.bytes < options.min_bytes ||
-      !is_float(x.elem_type))
+      !ir::is_floating_point(x.elem_type))
     return false;
   if (!x.is_graph_input && x.bytes < kMinInitializerStateBytes) return false;
   c.state = true;
