@@ -9,8 +9,8 @@
 
 #include "bench/synthetic_graph.h"
 #include "ir/device_presets.h"
-#include "ir/errors.h"
 #include "ir/onnx_loader.h"
+#include "util/errors.h"
 
 namespace {
 

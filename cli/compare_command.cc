@@ -9,11 +9,11 @@
 #include "cli/model_inputs.h"
 #include "cli/plan_options.h"
 #include "ir/baseline_memory.h"
-#include "ir/errors.h"
 #include "ir/liveness.h"
-#include "ir/units.h"
 #include "planner/plan_search.h"
 #include "solvers/solver_registry.h"
+#include "util/errors.h"
+#include "util/units.h"
 
 namespace memplan::cli {
 namespace {
@@ -101,8 +101,8 @@ void run_compare(const CompareArgs& a) {
     return;
   }
   std::printf("%s on %s: baseline peak %s, iteration %s\n\n", in.model.path.c_str(),
-              in.costs.device.name.c_str(), ir::human_bytes(baseline_peak).c_str(),
-              ir::human_seconds(in.costs.total_seconds()).c_str());
+              in.costs.device.name.c_str(), util::human_bytes(baseline_peak).c_str(),
+              util::human_seconds(in.costs.total_seconds()).c_str());
   std::printf("%-8s %-17s %-5s %12s %12s %10s %10s %8s\n", "budget", "solver", "fits", "peak",
               "iteration", "overhead", "solve", "gap");
   for (const auto& r : rows) {
@@ -117,10 +117,10 @@ void run_compare(const CompareArgs& a) {
     std::printf("%-8s %-17s %-5s %12s %12s %9.2f%% %10s %8s\n",
                 r["budget"].get<std::string>().c_str(), r["solver"].get<std::string>().c_str(),
                 r["fits"].get<bool>() ? "yes" : "no",
-                ir::human_bytes(r["peak_bytes"].get<std::uint64_t>()).c_str(),
-                ir::human_seconds(r["iteration_seconds"].get<double>()).c_str(),
+                util::human_bytes(r["peak_bytes"].get<std::uint64_t>()).c_str(),
+                util::human_seconds(r["iteration_seconds"].get<double>()).c_str(),
                 r["overhead_percent"].get<double>(),
-                ir::human_seconds(r["solve_seconds"].get<double>()).c_str(), gap);
+                util::human_seconds(r["solve_seconds"].get<double>()).c_str(), gap);
   }
 }
 

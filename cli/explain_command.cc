@@ -10,11 +10,11 @@
 
 #include "cli/commands.h"
 #include "cli/model_inputs.h"
-#include "ir/errors.h"
-#include "ir/units.h"
 #include "passes/engine_support.h"
 #include "passes/layer_report.h"
 #include "passes/plan_summary.h"
+#include "util/errors.h"
+#include "util/units.h"
 
 namespace memplan::cli {
 namespace {
@@ -97,11 +97,11 @@ void print_text(const std::string& path, const passes::PlanSummary& s,
   std::cout << path << ": rewritten by memplan from plan " << s.plan_sha256 << "\n"
             << "plan       " << s.solver << " (" << s.solver_status << "), device " << s.device
             << ", dims " << (s.dims.empty() ? "(none)" : s.dims) << ", budget "
-            << ir::human_bytes(s.budget_bytes) << "\n"
-            << "predicted  peak " << ir::human_bytes(s.predicted_peak_bytes) << " (baseline "
-            << ir::human_bytes(s.baseline_peak_bytes) << "), iteration "
-            << ir::human_seconds(s.predicted_iteration_seconds) << " (baseline "
-            << ir::human_seconds(s.baseline_iteration_seconds) << ", +" << std::fixed
+            << util::human_bytes(s.budget_bytes) << "\n"
+            << "predicted  peak " << util::human_bytes(s.predicted_peak_bytes) << " (baseline "
+            << util::human_bytes(s.baseline_peak_bytes) << "), iteration "
+            << util::human_seconds(s.predicted_iteration_seconds) << " (baseline "
+            << util::human_seconds(s.baseline_iteration_seconds) << ", +" << std::fixed
             << std::setprecision(2) << overhead * 100 << "%)\n"
             << "nodes      " << s.swap_outs << " SwapOut, " << s.swap_ins << " SwapIn, "
             << s.recomputes << " recompute, " << s.anchors << " anchors\n";

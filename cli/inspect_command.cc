@@ -10,7 +10,7 @@
 #include "cli/model_inputs.h"
 #include "ir/baseline_memory.h"
 #include "ir/liveness.h"
-#include "ir/units.h"
+#include "util/units.h"
 
 namespace memplan::cli {
 namespace {
@@ -71,7 +71,7 @@ ordered_json inspect_report(const ModelInputs& in) {
 
   ordered_json peak;
   peak["bytes"] = base.peak_bytes;
-  peak["human"] = ir::human_bytes(base.peak_bytes);
+  peak["human"] = util::human_bytes(base.peak_bytes);
   peak["step"] = base.peak_step;
   if (base.peak_step >= 0) {
     const auto& n = g.node(static_cast<ir::NodeId>(base.peak_step));
@@ -151,34 +151,36 @@ void print_text(const ordered_json& r, std::ostream& out) {
   for (const auto& [cls, b] : p["by_class"].items()) {
     if (b.get<std::uint64_t>() == 0) continue;
     out << "  " << std::left << std::setw(16) << cls << std::right << std::setw(12)
-        << ir::human_bytes(b.get<std::uint64_t>()) << "\n";
+        << util::human_bytes(b.get<std::uint64_t>()) << "\n";
   }
   out << "\nresident the whole iteration (graph inputs), by class:\n";
   for (const auto& [cls, b] : r["resident_throughout"].items())
     out << "  " << std::left << std::setw(16) << cls << std::right << std::setw(12)
-        << ir::human_bytes(b.get<std::uint64_t>()) << "\n";
+        << util::human_bytes(b.get<std::uint64_t>()) << "\n";
   out << "\nall tensors, by class:\n";
   std::uint64_t count = 0, bytes = 0;
   for (const auto& [cls, v] : r["classes"].items()) {
     out << "  " << std::left << std::setw(16) << cls << std::right << std::setw(7) << v["count"]
-        << " tensors " << std::setw(12) << ir::human_bytes(v["bytes"].get<std::uint64_t>()) << "\n";
+        << " tensors " << std::setw(12) << util::human_bytes(v["bytes"].get<std::uint64_t>())
+        << "\n";
     count += v["count"].get<std::uint64_t>();
     bytes += v["bytes"].get<std::uint64_t>();
   }
   out << "  " << std::left << std::setw(16) << "total" << std::right << ordered_json(count)
-      << " tensors " << std::setw(12) << ir::human_bytes(bytes) << "\n";
+      << " tensors " << std::setw(12) << util::human_bytes(bytes) << "\n";
   out << "\nlargest activations:\n";
   for (const auto& a : r["largest_activations"]) {
-    out << "  " << std::setw(12) << ir::human_bytes(a["bytes"].get<std::uint64_t>()) << "  "
+    out << "  " << std::setw(12) << util::human_bytes(a["bytes"].get<std::uint64_t>()) << "  "
         << a["name"].get<std::string>() << " " << a["shape"].dump() << " from '"
         << a["producer"].get<std::string>() << "', live " << a["live_steps"] << " steps\n";
   }
   const auto& c = r["costs"];
-  out << "\ncompute    " << ir::human_seconds(c["iteration_seconds"].get<double>())
-      << " per iteration (" << ir::human_seconds(c["forward_seconds"].get<double>()) << " forward, "
-      << ir::human_seconds(c["backward_seconds"].get<double>()) << " backward) on "
-      << c["device"].get<std::string>() << "; " << c["measured_nodes"] << " nodes measured, "
-      << c["modelled_nodes"] << " modelled (" << c["source"].get<std::string>() << ")\n";
+  out << "\ncompute    " << util::human_seconds(c["iteration_seconds"].get<double>())
+      << " per iteration (" << util::human_seconds(c["forward_seconds"].get<double>())
+      << " forward, " << util::human_seconds(c["backward_seconds"].get<double>())
+      << " backward) on " << c["device"].get<std::string>() << "; " << c["measured_nodes"]
+      << " nodes measured, " << c["modelled_nodes"] << " modelled ("
+      << c["source"].get<std::string>() << ")\n";
 }
 
 // Every tensor's element type and shape, as the loader inferred them: what

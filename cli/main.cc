@@ -1,7 +1,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "ir/errors.h"
+#include "util/errors.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"memplan: offline memory planner for ONNX training graphs"};

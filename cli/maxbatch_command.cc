@@ -11,10 +11,10 @@
 #include "cli/model_inputs.h"
 #include "cli/plan_options.h"
 #include "ir/baseline_memory.h"
-#include "ir/errors.h"
 #include "ir/liveness.h"
-#include "ir/units.h"
 #include "planner/plan_search.h"
+#include "util/errors.h"
+#include "util/units.h"
 
 namespace memplan::cli {
 namespace {
@@ -183,9 +183,9 @@ void print_text(const Answer& ans, const Curve& curve, double max_overhead) {
   for (const auto& [b, r] : curve.rows()) {
     const char* fits = r.fits ? "yes" : (r.fits_memory ? "over" : "no");
     std::printf("%7lld %12s %8s %6s %12s %12s %9.2f%% %12.1f %12.1f\n", static_cast<long long>(b),
-                ir::human_bytes(r.baseline_peak).c_str(), r.fits_without_plan ? "fits" : "-", fits,
-                ir::human_bytes(r.peak).c_str(),
-                r.fits_memory ? ir::human_seconds(r.iteration).c_str() : "-", 100 * r.overhead,
+                util::human_bytes(r.baseline_peak).c_str(), r.fits_without_plan ? "fits" : "-",
+                fits, util::human_bytes(r.peak).c_str(),
+                r.fits_memory ? util::human_seconds(r.iteration).c_str() : "-", 100 * r.overhead,
                 r.samples_per_s, r.atp_tp);
   }
   std::printf("(fits: yes = within the overhead limit, over = fits the memory above it)\n");

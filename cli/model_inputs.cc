@@ -4,10 +4,10 @@
 
 #include "ir/costs_file.h"
 #include "ir/device_presets.h"
-#include "ir/errors.h"
 #include "ir/node_costs.h"
 #include "ir/ort_artifacts.h"
 #include "ir/ort_profile.h"
+#include "util/errors.h"
 
 namespace memplan::cli {
 namespace {

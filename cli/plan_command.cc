@@ -17,19 +17,19 @@
 #include "cli/plan_file.h"
 #include "cli/plan_options.h"
 #include "ir/baseline_memory.h"
-#include "ir/errors.h"
 #include "ir/liveness.h"
-#include "ir/text_file.h"
-#include "ir/units.h"
 #include "passes/rewrite_file.h"
-#include "planner/chrome_trace.h"
 #include "planner/layout_fit.h"
 #include "planner/memory_layout.h"
-#include "planner/memory_plot_svg.h"
 #include "planner/plan_json.h"
-#include "planner/plan_report.h"
 #include "planner/plan_search.h"
 #include "planner/simulator.h"
+#include "report/chrome_trace.h"
+#include "report/memory_plot_svg.h"
+#include "report/plan_report.h"
+#include "util/errors.h"
+#include "util/text_file.h"
+#include "util/units.h"
 
 namespace memplan::cli {
 namespace {
@@ -85,14 +85,14 @@ std::vector<std::string> write_outputs(const ModelInputs& in, planner::PlanOutco
   write(o.plan, "plan.json",
         [&] { rewrite.plan_sha256 = write_plan(in.model, out.plan, dir + "plan.json"); });
   write(o.report, "report.md", [&] {
-    ir::write_file_atomically(
+    util::write_file_atomically(
         dir + "report.md",
-        planner::plan_report_markdown(g, out.plan, *sim, {out.solver_used, out.note, out.rounds}));
+        report::plan_report_markdown(g, out.plan, *sim, {out.solver_used, out.note, out.rounds}));
   });
   write(o.trace, "trace.json",
-        [&] { planner::write_chrome_trace(g, out.plan, *sim, dir + "trace.json"); });
+        [&] { report::write_chrome_trace(g, out.plan, *sim, dir + "trace.json"); });
   write(o.svg, "memory.svg",
-        [&] { planner::write_memory_plot_svg(g, out.plan, *sim, dir + "memory.svg"); });
+        [&] { report::write_memory_plot_svg(g, out.plan, *sim, dir + "memory.svg"); });
   write(o.model, "model.memplan.onnx", [&] {
     passes::write_rewritten_model(in.model.proto, g, out.plan, rewrite, dir + "model.memplan.onnx");
   });
@@ -103,14 +103,14 @@ void print_layout(const planner::LayoutFitOutcome& fit, std::uint64_t budget, st
   const planner::MemoryLayout& m = *fit.outcome.plan.memory_layout;
   char frag[32];
   std::snprintf(frag, sizeof frag, "%.4f", m.fragmentation());
-  out << "layout: arena " << ir::human_bytes(m.arena_bytes) << " (" << m.arena_bytes
-      << " B) of budget " << ir::human_bytes(budget) << ", fragmentation " << frag << " ("
-      << ir::human_bytes(m.arena_bytes - std::min(m.arena_bytes, m.peak_bytes))
+  out << "layout: arena " << util::human_bytes(m.arena_bytes) << " (" << m.arena_bytes
+      << " B) of budget " << util::human_bytes(budget) << ", fragmentation " << frag << " ("
+      << util::human_bytes(m.arena_bytes - std::min(m.arena_bytes, m.peak_bytes))
       << " over the peak)";
   if (fit.replans > 0)
-    out << "; the first plan's arena was " << ir::human_bytes(fit.first_arena_bytes) << ", "
+    out << "; the first plan's arena was " << util::human_bytes(fit.first_arena_bytes) << ", "
         << fit.replans << " replan(s), kept the one for "
-        << ir::human_bytes(fit.planning_budget_bytes);
+        << util::human_bytes(fit.planning_budget_bytes);
   out << "\n";
 }
 
@@ -123,13 +123,13 @@ Error layout_over_budget(const planner::LayoutFitOutcome& fit, std::uint64_t bud
                          std::uint64_t reachable, const std::string& dir, bool fail_over_budget) {
   const planner::MemoryLayout& m = *fit.outcome.plan.memory_layout;
   const std::string msg =
-      "budget " + ir::human_bytes(budget) + " (" + std::to_string(budget) +
+      "budget " + util::human_bytes(budget) + " (" + std::to_string(budget) +
       " B) cannot be met: the plan's peak fits but its memory layout's arena " +
-      ir::human_bytes(m.arena_bytes) + " (" + std::to_string(m.arena_bytes) +
+      util::human_bytes(m.arena_bytes) + " (" + std::to_string(m.arena_bytes) +
       " B, 256-byte aligned) exceeds it by " + std::to_string(m.arena_bytes - budget) +
       " B after " + std::to_string(fit.replans) +
       " replan(s) at lower budgets; the smallest budget memplan can reach is " +
-      ir::human_bytes(reachable) + " (" + std::to_string(reachable) + " B); wrote " + dir +
+      util::human_bytes(reachable) + " (" + std::to_string(reachable) + " B); wrote " + dir +
       "plan.json with memory_layout.fits_budget false (not a valid plan for the budget)";
   return Error(msg, fail_over_budget ? ExitCode::kOverBudget : ExitCode::kInfeasible);
 }
@@ -170,12 +170,12 @@ void drop_rewrite_with_optimizer(const PlanArgs& a, ModelInputs& in, PlanOutputs
 Error unmet_budget(const PlanArgs& a, const ir::Graph& g, const ir::NodeCosts& costs,
                    const planner::PlanRequest& req, const planner::PlanOutcome& out) {
   const std::uint64_t reachable = planner::smallest_reachable_budget(g, costs, req);
-  const std::string msg = "budget " + ir::human_bytes(req.budget_bytes) + " (" +
+  const std::string msg = "budget " + util::human_bytes(req.budget_bytes) + " (" +
                           std::to_string(req.budget_bytes) + " B) cannot be met: the best " +
                           out.solver_used + " plan peaks at " +
-                          ir::human_bytes(out.plan.predicted.peak_bytes) +
+                          util::human_bytes(out.plan.predicted.peak_bytes) +
                           "; the smallest budget memplan can reach is " +
-                          ir::human_bytes(reachable) + " (" + std::to_string(reachable) + " B)";
+                          util::human_bytes(reachable) + " (" + std::to_string(reachable) + " B)";
   return Error(msg, a.fail_over_budget ? ExitCode::kOverBudget : ExitCode::kInfeasible);
 }
 
@@ -184,10 +184,10 @@ void print_summary(const planner::LayoutFitOutcome& fit, std::uint64_t budget, d
   const planner::Plan& plan = fit.outcome.plan;
   const auto& pr = plan.predicted;
   std::cout << "plan: " << plan.solver.name << " (" << plan.solver.status << "), peak "
-            << ir::human_bytes(pr.peak_bytes) << " of budget " << ir::human_bytes(budget)
-            << " (baseline " << ir::human_bytes(pr.baseline_peak_bytes) << "), iteration "
-            << ir::human_seconds(pr.iteration_seconds) << " vs "
-            << ir::human_seconds(pr.baseline_iteration_seconds) << " (+" << std::fixed
+            << util::human_bytes(pr.peak_bytes) << " of budget " << util::human_bytes(budget)
+            << " (baseline " << util::human_bytes(pr.baseline_peak_bytes) << "), iteration "
+            << util::human_seconds(pr.iteration_seconds) << " vs "
+            << util::human_seconds(pr.baseline_iteration_seconds) << " (+" << std::fixed
             << std::setprecision(2) << overhead * 100 << "%)\n";
   print_layout(fit, budget, std::cout);
   std::cout << "wrote ";

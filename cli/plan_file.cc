@@ -1,9 +1,9 @@
 #include "cli/plan_file.h"
 
-#include "ir/errors.h"
-#include "ir/sha256.h"
-#include "ir/text_file.h"
 #include "planner/plan_json.h"
+#include "util/errors.h"
+#include "util/sha256.h"
+#include "util/text_file.h"
 
 namespace memplan::cli {
 namespace {
@@ -33,8 +33,8 @@ std::string write_plan(const ir::LoadedModel& model, const planner::Plan& plan,
   if (!model.optimizer) return planner::write_plan_file(model.graph, plan, path);
   const std::string text =
       with_optimizer_key(planner::plan_file_text(model.graph, plan), *model.optimizer);
-  ir::write_file_atomically(path, text);
-  return ir::sha256_hex(text);
+  util::write_file_atomically(path, text);
+  return util::sha256_hex(text);
 }
 
 std::string optimizer_mismatch(const nlohmann::json& doc, const ir::LoadedModel& model) {

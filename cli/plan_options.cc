@@ -6,8 +6,8 @@
 #include <sstream>
 #include <utility>
 
-#include "ir/errors.h"
-#include "ir/units.h"
+#include "util/errors.h"
+#include "util/units.h"
 
 namespace memplan::cli {
 
@@ -30,7 +30,7 @@ std::uint64_t parse_budget(const std::string& text, std::uint64_t baseline_peak)
     double f = parse_fraction(text, "--budget");
     return static_cast<std::uint64_t>(std::floor(f * static_cast<double>(baseline_peak)));
   }
-  return ir::parse_bytes(text, "--budget");
+  return util::parse_bytes(text, "--budget");
 }
 
 void parse_allow(const std::string& text, bool& swap, bool& recompute) {

@@ -11,11 +11,11 @@
 
 #include "cli/commands.h"
 #include "cli/model_inputs.h"
-#include "ir/errors.h"
-#include "ir/sha256.h"
 #include "passes/rewrite_file.h"
 #include "planner/plan_json.h"
 #include "planner/plan_validator.h"
+#include "util/errors.h"
+#include "util/sha256.h"
 
 namespace memplan::cli {
 namespace {
@@ -51,10 +51,10 @@ std::string file_bytes(const std::string& path, const std::string& what) {
 void run(RewriteArgs a) {
   require_training_graph_only(a.model, "rewrite");
   nlohmann::json doc = planner::read_plan_json(a.plan);
-  const std::string plan_sha256 = ir::sha256_hex(file_bytes(a.plan, "plan file"));
+  const std::string plan_sha256 = util::sha256_hex(file_bytes(a.plan, "plan file"));
   // First of all, so that a plan for another model is told as such and not
   // as the first dim or node name of it that this model lacks.
-  const std::string model_sha256 = ir::sha256_hex(file_bytes(a.model.model, "model"));
+  const std::string model_sha256 = util::sha256_hex(file_bytes(a.model.model, "model"));
   const std::string planned_for = plan_model_sha256(doc);
   if (!planned_for.empty() && planned_for != model_sha256)
     throw InvalidPlanError(a.plan + ": model.sha256 " + planned_for + " is not the sha256 of " +

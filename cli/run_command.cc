@@ -12,13 +12,13 @@
 #include "cli/commands.h"
 #include "cli/model_inputs.h"
 #include "cli/plan_file.h"
-#include "ir/errors.h"
-#include "ir/units.h"
 #include "planner/memory_layout.h"
 #include "planner/plan_json.h"
 #include "planner/plan_validator.h"
 #include "runtime-stub/backends.h"
 #include "runtime-stub/executor.h"
+#include "util/errors.h"
+#include "util/units.h"
 
 namespace memplan::cli {
 namespace {
@@ -104,7 +104,7 @@ ordered_json to_json(const RunArgs& a, const planner::Plan& plan,
 }
 
 std::string bytes_text(std::uint64_t b) {
-  return std::to_string(b) + " bytes (" + ir::human_bytes(b) + ")";
+  return std::to_string(b) + " bytes (" + util::human_bytes(b) + ")";
 }
 
 void print_memory(const runtime::RunReport& r, std::ostream& out) {
@@ -130,13 +130,13 @@ void print_text(const RunArgs& a, const planner::Plan& plan, const runtime::RunR
       << r.measured_seconds.size() << " iteration(s)"
       << (r.poison_frees ? "" : ", frees unpoisoned") << "\n";
   print_memory(r, out);
-  out << "iteration  " << ir::human_seconds(r.measured_median) << " measured vs "
-      << ir::human_seconds(r.predicted_seconds) << " predicted ("
-      << ir::human_seconds(plan.predicted.iteration_seconds) << " x " << scale
+  out << "iteration  " << util::human_seconds(r.measured_median) << " measured vs "
+      << util::human_seconds(r.predicted_seconds) << " predicted ("
+      << util::human_seconds(plan.predicted.iteration_seconds) << " x " << scale
       << "): " << percent(r.measured_median, r.predicted_seconds) << "\n";
   if (const auto& o = r.overrun_seconds; o && (*o)[0] + (*o)[1] + (*o)[2] > 0)
-    out << "overrun    compute " << ir::human_seconds((*o)[0]) << ", device->host "
-        << ir::human_seconds((*o)[1]) << ", host->device " << ir::human_seconds((*o)[2])
+    out << "overrun    compute " << util::human_seconds((*o)[0]) << ", device->host "
+        << util::human_seconds((*o)[1]) << ", host->device " << util::human_seconds((*o)[2])
         << " past the planned times (measured)\n";
   out << "integrity  " << r.integrity_errors() << " error(s) in " << r.checks
       << " checks (wrong bytes " << r.wrong_bytes << ", freed memory " << r.freed_reads

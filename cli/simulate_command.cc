@@ -17,18 +17,18 @@
 #include "cli/model_inputs.h"
 #include "cli/plan_file.h"
 #include "ir/baseline_memory.h"
-#include "ir/errors.h"
 #include "ir/liveness.h"
-#include "ir/text_file.h"
-#include "ir/units.h"
 #include "planner/baseline_plan.h"
-#include "planner/chrome_trace.h"
-#include "planner/memory_plot_svg.h"
 #include "planner/plan_json.h"
 #include "planner/plan_search.h"
 #include "planner/plan_validator.h"
 #include "planner/scheduler.h"
 #include "planner/simulator.h"
+#include "report/chrome_trace.h"
+#include "report/memory_plot_svg.h"
+#include "util/errors.h"
+#include "util/text_file.h"
+#include "util/units.h"
 
 namespace memplan::cli {
 namespace {
@@ -60,7 +60,7 @@ struct WhatIf {
 std::vector<planner::Decision> read_decisions(const ir::Graph& graph, const std::string& path) {
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(ir::read_text_file(path));
+    doc = nlohmann::json::parse(util::read_text_file(path));
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(path + ": not valid JSON: " + e.what());
   }
@@ -116,13 +116,13 @@ std::string over_budget(const ir::Graph& graph, const planner::Plan& plan,
     if (sim.steps[i].bytes_in_use_after <= budget) continue;
     const planner::Step& s = plan.schedule[i];
     std::string what = s.on_node() ? graph.node(s.id).name : graph.tensor(s.id).name;
-    return "peak " + ir::human_bytes(sim.peak_bytes) + " is over the budget " +
-           ir::human_bytes(budget) + " by " + ir::human_bytes(sim.peak_bytes - budget) +
+    return "peak " + util::human_bytes(sim.peak_bytes) + " is over the budget " +
+           util::human_bytes(budget) + " by " + util::human_bytes(sim.peak_bytes - budget) +
            "; first over at step " + std::to_string(i) + " (" +
            std::string(planner::to_string(s.op)) + " '" + what + "')";
   }
   return "the resident graph inputs and initializers alone are over the budget " +
-         ir::human_bytes(budget);
+         util::human_bytes(budget);
 }
 
 WhatIf from_decisions(const SimulateOptions& o, const ModelInputs& in, std::uint64_t budget) {
@@ -228,9 +228,9 @@ ordered_json make_report(const SimulateOptions& o, const ModelInputs& in, const 
   r["fits"] = w.fits;
   r["diagnosis"] = w.fits ? ordered_json(nullptr) : ordered_json(w.diagnosis);
   r["peak"] = {{"bytes", sim.peak_bytes},
-               {"human", ir::human_bytes(sim.peak_bytes)},
+               {"human", util::human_bytes(sim.peak_bytes)},
                {"baseline_bytes", base_peak},
-               {"baseline_human", ir::human_bytes(base_peak)},
+               {"baseline_human", util::human_bytes(base_peak)},
                {"change_percent", percent_change(static_cast<double>(sim.peak_bytes),
                                                  static_cast<double>(base_peak))}};
   r["iteration"] = {{"seconds", sim.iteration_seconds},
@@ -255,7 +255,7 @@ ordered_json make_report(const SimulateOptions& o, const ModelInputs& in, const 
 
 void print_text(const ordered_json& r, std::ostream& out) {
   auto str = [](const ordered_json& v) { return v.get<std::string>(); };
-  auto secs = [](const ordered_json& v) { return ir::human_seconds(v.get<double>()); };
+  auto secs = [](const ordered_json& v) { return util::human_seconds(v.get<double>()); };
   auto pct = [](const ordered_json& v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%+.1f%%", v.get<double>());
@@ -278,7 +278,7 @@ void print_text(const ordered_json& r, std::ostream& out) {
     out << "budget     none\n";
   } else {
     out << "budget     " << r["budget_bytes"] << " bytes ("
-        << ir::human_bytes(r["budget_bytes"].get<std::uint64_t>())
+        << util::human_bytes(r["budget_bytes"].get<std::uint64_t>())
         << "): " << (r["fits"].get<bool>() ? "fits" : "does NOT fit") << "\n";
   }
   const auto& it = r["iteration"];
@@ -306,7 +306,7 @@ void run(SimulateOptions o) {
   if (!o.evict_all.empty() && o.evict_all != "swap" && o.evict_all != "recompute")
     throw UsageError("--evict-all: '" + o.evict_all + "' is not swap or recompute");
   std::optional<std::uint64_t> budget;
-  if (!o.budget.empty()) budget = ir::parse_bytes(o.budget, "--budget");
+  if (!o.budget.empty()) budget = util::parse_bytes(o.budget, "--budget");
 
   nlohmann::json doc;
   if (!o.plan.empty()) {
@@ -333,8 +333,8 @@ void run(SimulateOptions o) {
   }
 
   // Written even when the plan does not fit: the trace shows where.
-  if (!o.trace.empty()) planner::write_chrome_trace(in.model.graph, w.plan, w.sim, o.trace);
-  if (!o.svg.empty()) planner::write_memory_plot_svg(in.model.graph, w.plan, w.sim, o.svg);
+  if (!o.trace.empty()) report::write_chrome_trace(in.model.graph, w.plan, w.sim, o.trace);
+  if (!o.svg.empty()) report::write_memory_plot_svg(in.model.graph, w.plan, w.sim, o.svg);
 
   ordered_json report = make_report(o, in, w);
   if (o.json) {

@@ -8,11 +8,11 @@
 #include "cli/commands.h"
 #include "cli/model_inputs.h"
 #include "cli/plan_file.h"
-#include "ir/errors.h"
-#include "ir/units.h"
 #include "planner/plan_json.h"
 #include "planner/plan_validator.h"
 #include "planner/simulator.h"
+#include "util/errors.h"
+#include "util/units.h"
 
 namespace memplan::cli {
 namespace {
@@ -36,8 +36,8 @@ void report(const ValidateOptions& o, const planner::Validation& v, double itera
     }
     std::cout << out.dump(2) << "\n";
   } else if (v.valid) {
-    std::cout << "valid: peak " << v.peak_bytes << " bytes (" << ir::human_bytes(v.peak_bytes)
-              << "), iteration " << ir::human_seconds(iteration_seconds) << "\n";
+    std::cout << "valid: peak " << v.peak_bytes << " bytes (" << util::human_bytes(v.peak_bytes)
+              << "), iteration " << util::human_seconds(iteration_seconds) << "\n";
   }
   if (!v.valid) throw InvalidPlanError(o.plan + ": invalid: " + v.message);
 }

@@ -13,7 +13,7 @@
 #include <new>
 #include <string>
 
-#include "ir/errors.h"
+#include "util/errors.h"
 
 namespace memplan::fuzz {
 

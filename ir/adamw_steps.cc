@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "ir/errors.h"
+#include "util/errors.h"
 
 namespace memplan::ir {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "ir/adamw_steps.h"
 #include "ir/dtype.h"
-#include "ir/errors.h"
+#include "util/errors.h"
 
 namespace memplan::ir {
 namespace {

@@ -12,9 +12,9 @@
 #include <system_error>
 #include <vector>
 
-#include "ir/errors.h"
-#include "ir/json_reader.h"
-#include "ir/text_file.h"
+#include "util/errors.h"
+#include "util/json_reader.h"
+#include "util/text_file.h"
 
 namespace memplan::ir {
 namespace {
@@ -39,7 +39,7 @@ class KeyPath {
     p.keys_.push_back(std::move(key));
     return p;
   }
-  std::string str() const { return render_key_path(keys_, kUserNamedSections); }
+  std::string str() const { return util::render_key_path(keys_, kUserNamedSections); }
 
  private:
   std::vector<std::string> keys_;
@@ -167,11 +167,11 @@ class Reader {
 }  // namespace
 
 CostsFile read_costs_file(const std::string& path) {
-  std::string text = read_text_file(path);
+  std::string text = util::read_text_file(path);
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw InputError(path + ": empty file (expected a memplan.costs JSON object)");
-  return Reader(path).read(
-      parse_json_text(path, text, {.max_depth = 64, .user_named_sections = kUserNamedSections}));
+  return Reader(path).read(util::parse_json_text(
+      path, text, {.max_depth = 64, .user_named_sections = kUserNamedSections}));
 }
 
 DeviceSpec apply_overrides(DeviceSpec base, const CostsFile& f) {

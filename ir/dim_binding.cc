@@ -3,7 +3,7 @@
 #include <set>
 #include <sstream>
 
-#include "ir/errors.h"
+#include "util/errors.h"
 
 namespace memplan::ir {
 namespace {
@@ -25,7 +25,8 @@ void bind_dims(onnx::ModelProto& model, const std::map<std::string, std::int64_t
 
   std::set<std::string> unbound;
   std::set<std::string> used;
-  auto check_negative = [&](const onnx::ValueInfoProto& v, const onnx::TensorShapeProto_Dimension& d) {
+  auto check_negative = [&](const onnx::ValueInfoProto& v,
+                            const onnx::TensorShapeProto_Dimension& d) {
     if (d.has_dim_value() && d.dim_value() < 0) {
       throw InputError(where + ": tensor '" + v.name() + "' has negative dim " +
                        std::to_string(d.dim_value()));

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ir/errors.h"
+#include "util/errors.h"
 
 namespace memplan::ir {
 

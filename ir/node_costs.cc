@@ -3,8 +3,8 @@
 #include <cmath>
 #include <utility>
 
-#include "ir/errors.h"
 #include "ir/roofline.h"
+#include "util/errors.h"
 
 namespace memplan::ir {
 

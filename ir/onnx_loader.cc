@@ -17,9 +17,9 @@
 #include "ir/classify.h"
 #include "ir/dim_binding.h"
 #include "ir/dtype.h"
-#include "ir/errors.h"
-#include "ir/sha256.h"
 #include "ir/shape_resolver.h"
+#include "util/errors.h"
+#include "util/sha256.h"
 
 namespace memplan::ir {
 namespace {
@@ -497,7 +497,7 @@ namespace {
 onnx::ModelProto read_model_file(const std::string& path, std::string& sha256) {
   onnx::ModelProto proto;
   std::string bytes = read_file(path);
-  sha256 = sha256_hex(bytes);
+  sha256 = util::sha256_hex(bytes);
   if (!proto.ParseFromString(bytes))
     throw InputError(path +
                      ": not an ONNX model (protobuf parse failed: truncated or another format)");

@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "ir/errors.h"
+#include "util/errors.h"
 
 namespace memplan::ir {
 

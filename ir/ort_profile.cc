@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "ir/errors.h"
-#include "ir/json_reader.h"
-#include "ir/text_file.h"
+#include "util/errors.h"
+#include "util/json_reader.h"
+#include "util/text_file.h"
 
 namespace memplan::ir {
 namespace {
@@ -50,8 +50,8 @@ struct Run {
 }  // namespace
 
 OrtProfile read_ort_profile(const std::string& path) {
-  std::string text = read_text_file(path);
-  json doc = parse_json_text(path, text);
+  std::string text = util::read_text_file(path);
+  json doc = util::parse_json_text(path, text);
   if (!doc.is_array())
     throw InputError(path + ": expected a JSON array of profiler events, got " +
                      std::string(doc.type_name()));

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ir/adamw_steps.h"
-#include "ir/errors.h"
+#include "util/errors.h"
 
 namespace memplan::ir {
 namespace {

@@ -12,11 +12,11 @@
 #include <unordered_set>
 
 #include "ir/anchor_doc.h"
-#include "ir/errors.h"
-#include "ir/isolated_call.h"
 #include "ir/shape_folding.h"
 #include "ir/training_op_schemas.h"
 #include "onnx/shape_inference/implementation.h"
+#include "util/errors.h"
+#include "util/isolated_call.h"
 
 namespace memplan::ir {
 namespace {
@@ -300,29 +300,29 @@ std::string seconds_text(std::chrono::milliseconds t) {
 
 // One line per way the child can fail; the message names the model first,
 // as every InputError does.
-[[noreturn]] void throw_for(const IsolatedOutcome& outcome, const std::string& where,
+[[noreturn]] void throw_for(const util::IsolatedOutcome& outcome, const std::string& where,
                             std::chrono::milliseconds timeout) {
   constexpr const char* kWhy =
       " on this model; it is malformed or uses an operator ONNX 1.12 cannot infer";
   switch (outcome.kind) {
-    case IsolatedOutcome::Kind::kSignaled:
+    case util::IsolatedOutcome::Kind::kSignaled:
       if (outcome.signal == SIGKILL)  // what the kernel's OOM killer sends
         throw InputError(where + ": ONNX shape inference was killed (signal " +
                          std::to_string(SIGKILL) + ", SIGKILL), most likely for want of memory");
       throw InputError(where + ": ONNX shape inference crashed (signal " +
-                       std::to_string(outcome.signal) + ", " + signal_name(outcome.signal) + ")" +
-                       kWhy);
-    case IsolatedOutcome::Kind::kExited:
+                       std::to_string(outcome.signal) + ", " + util::signal_name(outcome.signal) +
+                       ")" + kWhy);
+    case util::IsolatedOutcome::Kind::kExited:
       // A sanitizer build reports a crash and exits with a status instead.
       throw InputError(where + ": ONNX shape inference ended abnormally (exit status " +
                        std::to_string(outcome.exit_status) + ")" + kWhy);
-    case IsolatedOutcome::Kind::kTimedOut:
+    case util::IsolatedOutcome::Kind::kTimedOut:
       throw InputError(where + ": ONNX shape inference did not finish within " +
                        seconds_text(timeout) +
                        " and was stopped; the model is too large or makes ONNX 1.12 loop");
-    case IsolatedOutcome::Kind::kThrew:
+    case util::IsolatedOutcome::Kind::kThrew:
       throw InputError(where + ": ONNX shape inference failed: " + outcome.payload);
-    case IsolatedOutcome::Kind::kOk:
+    case util::IsolatedOutcome::Kind::kOk:
       break;
   }
   throw InputError(where + ": ONNX shape inference: unexpected outcome");
@@ -338,9 +338,9 @@ Types resolve_types(onnx::ModelProto& model, const std::string& where,
   if (!isolation.isolated || inprocess_from_environment())
     return resolve_in_process(model, registry, warnings);
 
-  IsolatedOutcome outcome;
+  util::IsolatedOutcome outcome;
   try {
-    outcome = run_isolated(
+    outcome = util::run_isolated(
         [&] {
           if (isolation.in_child_before_inference) isolation.in_child_before_inference();
           std::vector<std::string> child_warnings;
@@ -354,7 +354,8 @@ Types resolve_types(onnx::ModelProto& model, const std::string& where,
                        std::string(e.what()) + ")");
     return resolve_in_process(model, registry, warnings);
   }
-  if (outcome.kind != IsolatedOutcome::Kind::kOk) throw_for(outcome, where, isolation.timeout);
+  if (outcome.kind != util::IsolatedOutcome::Kind::kOk)
+    throw_for(outcome, where, isolation.timeout);
   return decode(outcome.payload, where, warnings);
 }
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "ir/errors.h"
+#include "util/errors.h"
 
 namespace memplan::passes {
 

@@ -3,9 +3,9 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "ir/errors.h"
-#include "ir/sha256.h"
 #include "planner/plan_json.h"
+#include "util/errors.h"
+#include "util/sha256.h"
 
 namespace memplan::passes {
 namespace {
@@ -57,7 +57,7 @@ PlanSummary summarize_plan(const planner::Plan& plan, const std::string& plan_sh
 }
 
 std::string plan_file_sha256(const ir::Graph& graph, const planner::Plan& plan) {
-  return ir::sha256_hex(planner::plan_file_text(graph, plan));
+  return util::sha256_hex(planner::plan_file_text(graph, plan));
 }
 
 void write_summary(onnx::ModelProto& model, const PlanSummary& summary) {

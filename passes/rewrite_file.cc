@@ -1,9 +1,9 @@
 #include "passes/rewrite_file.h"
 
-#include "ir/errors.h"
-#include "ir/text_file.h"
 #include "passes/rewrite_model.h"
-#include "planner/chrome_trace.h"
+#include "report/chrome_trace.h"
+#include "util/errors.h"
+#include "util/text_file.h"
 
 namespace memplan::passes {
 
@@ -17,7 +17,7 @@ PlanSummary write_rewritten_model(const onnx::ModelProto& original, const ir::Gr
   if (!model.SerializeToString(&bytes))
     throw InputError(path +
                      ": cannot serialize the rewritten model (over protobuf's 2 GiB limit?)");
-  ir::write_file_atomically(path, bytes);
+  util::write_file_atomically(path, bytes);
   auto summary = read_summary(model, path);
   return *summary;
 }

@@ -7,7 +7,6 @@
 #include <unordered_set>
 #include <vector>
 
-#include "ir/errors.h"
 #include "onnx/defs/schema.h"
 #include "passes/dropout_from_mask.h"
 #include "passes/fresh_names.h"
@@ -17,6 +16,7 @@
 #include "passes/plan_summary.h"
 #include "passes/swap_functions.h"
 #include "planner/residency.h"
+#include "util/errors.h"
 
 namespace memplan::passes {
 namespace {

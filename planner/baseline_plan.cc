@@ -1,9 +1,9 @@
 #include "planner/baseline_plan.h"
 
 #include "ir/baseline_memory.h"
-#include "ir/errors.h"
 #include "ir/liveness.h"
 #include "planner/simulator.h"
+#include "util/errors.h"
 
 namespace memplan::planner {
 

@@ -7,11 +7,11 @@
 #include <sstream>
 #include <vector>
 
-#include "ir/errors.h"
-#include "ir/json_reader.h"
-#include "ir/sha256.h"
-#include "ir/text_file.h"
 #include "planner/plan_json_checks.h"
+#include "util/errors.h"
+#include "util/json_reader.h"
+#include "util/sha256.h"
+#include "util/text_file.h"
 
 namespace memplan::planner {
 
@@ -450,7 +450,7 @@ nlohmann::json read_plan_json(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   if (in.bad()) throw InputError(path + ": cannot read the plan file");
-  return ir::parse_json_text(path, text.str());
+  return util::parse_json_text(path, text.str());
 }
 
 Plan read_plan_file(const ir::Graph& graph, const std::string& path) {
@@ -460,8 +460,8 @@ Plan read_plan_file(const ir::Graph& graph, const std::string& path) {
 std::string write_plan_file(const ir::Graph& graph, const Plan& plan, const std::string& path) {
   // Serialize first: a plan that cannot be written leaves no file at all.
   const std::string text = plan_file_text(graph, plan);
-  ir::write_file_atomically(path, text);
-  return ir::sha256_hex(text);
+  util::write_file_atomically(path, text);
+  return util::sha256_hex(text);
 }
 
 }  // namespace memplan::planner

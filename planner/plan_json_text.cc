@@ -3,20 +3,20 @@
 // held several times the file's size in memory.
 #include <cmath>
 
-#include "ir/errors.h"
-#include "ir/json_text_writer.h"
 #include "planner/plan_json.h"
 #include "planner/plan_json_checks.h"
+#include "util/errors.h"
+#include "util/json_text_writer.h"
 
 namespace memplan::planner {
 namespace {
 
-using ir::JsonTextWriter;
+using util::JsonTextWriter;
 using namespace plan_json_checks;
 
 // Keys in PLAN_FORMAT.md's order, as plan_to_json() puts them, and the
 // numbers checked in the same order, so the same plan fails the same way.
-void header(JsonTextWriter& w, const Plan& plan) {
+void header(util::JsonTextWriter& w, const Plan& plan) {
   w.member("format", kPlanFormat).member("version", kPlanVersion);
   w.key("model").begin_object().member("path", plan.model_path);
   w.member("sha256", plan.model_sha256).key("dims").begin_object();
@@ -29,7 +29,7 @@ void header(JsonTextWriter& w, const Plan& plan) {
   w.end_object().member("budget_bytes", plan.budget_bytes);
 }
 
-void solver(JsonTextWriter& w, const SolverInfo& s) {
+void solver(util::JsonTextWriter& w, const SolverInfo& s) {
   w.key("solver").begin_object().member("name", s.name).member("status", s.status);
   w.member("objective_seconds", finite(s.objective_seconds, "solver.objective_seconds"));
   w.key("bound_seconds");
@@ -41,7 +41,7 @@ void solver(JsonTextWriter& w, const SolverInfo& s) {
   w.member("solve_seconds", finite(s.solve_seconds, "solver.solve_seconds")).end_object();
 }
 
-void node_seconds(JsonTextWriter& w, const ir::Graph& graph, const Plan& plan) {
+void node_seconds(util::JsonTextWriter& w, const ir::Graph& graph, const Plan& plan) {
   w.key("node_seconds").begin_object();
   for (ir::NodeId n = 0; n < graph.nodes().size(); ++n) {
     const std::string& name = graph.node(n).name;
@@ -53,7 +53,7 @@ void node_seconds(JsonTextWriter& w, const ir::Graph& graph, const Plan& plan) {
   w.end_object();
 }
 
-void tensors_and_schedule(JsonTextWriter& w, const ir::Graph& graph, const Plan& plan) {
+void tensors_and_schedule(util::JsonTextWriter& w, const ir::Graph& graph, const Plan& plan) {
   w.key("tensors").begin_array();
   for (ir::TensorId t = 0; t < graph.tensors().size(); ++t) {
     const ir::Tensor& tensor = graph.tensor(t);
@@ -76,7 +76,7 @@ void tensors_and_schedule(JsonTextWriter& w, const ir::Graph& graph, const Plan&
   w.end_array();
 }
 
-void predicted(JsonTextWriter& w, const Predicted& p) {
+void predicted(util::JsonTextWriter& w, const Predicted& p) {
   w.key("predicted").begin_object().member("peak_bytes", p.peak_bytes);
   w.member("iteration_seconds", finite(p.iteration_seconds, "predicted.iteration_seconds"));
   w.member("compute_seconds", finite(p.compute_seconds, "predicted.compute_seconds"));
@@ -86,7 +86,7 @@ void predicted(JsonTextWriter& w, const Predicted& p) {
   w.end_object();
 }
 
-void memory_layout(JsonTextWriter& w, const ir::Graph& graph, const MemoryLayout& m,
+void memory_layout(util::JsonTextWriter& w, const ir::Graph& graph, const MemoryLayout& m,
                    std::uint64_t budget) {
   w.key("memory_layout").begin_object().member("alignment", m.alignment);
   w.member("arena_bytes", m.arena_bytes).member("peak_bytes", m.peak_bytes);
@@ -113,7 +113,7 @@ std::string plan_file_text(const ir::Graph& graph, const Plan& plan) {
   std::string text;
   // dump(2) with the strict handler: a name that is not UTF-8 throws, as
   // it did from the document.
-  JsonTextWriter w(text, 2, false);
+  util::JsonTextWriter w(text, 2, false);
   w.begin_object();
   header(w, plan);
   solver(w, plan.solver);

@@ -4,7 +4,6 @@
 #include <chrono>
 #include <functional>
 
-#include "ir/errors.h"
 #include "planner/baseline_plan.h"
 #include "planner/budget_search.h"
 #include "planner/checkpoint_spacing.h"
@@ -17,6 +16,7 @@
 #include "solvers/model_eval.h"
 #include "solvers/problem_builder.h"
 #include "solvers/solver_registry.h"
+#include "util/errors.h"
 
 namespace memplan::planner {
 namespace {

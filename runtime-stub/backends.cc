@@ -1,8 +1,8 @@
 #include "runtime-stub/backends.h"
 
-#include "ir/errors.h"
 #include "runtime-stub/cuda_backend.h"
 #include "runtime-stub/host_backend.h"
+#include "util/errors.h"
 
 namespace memplan::runtime {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "ir/errors.h"
+#include "util/errors.h"
 
 namespace memplan::runtime::cuda {
 

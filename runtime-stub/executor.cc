@@ -4,9 +4,9 @@
 #include <array>
 #include <optional>
 
-#include "ir/errors.h"
 #include "planner/residency.h"
 #include "runtime-stub/pattern.h"
+#include "util/errors.h"
 
 namespace memplan::runtime {
 namespace {

@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "ir/errors.h"
+#include "util/errors.h"
 
 namespace memplan::runtime {
 namespace {

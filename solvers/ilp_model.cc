@@ -6,8 +6,8 @@
 #include <string>
 #include <tuple>
 
-#include "ir/errors.h"
 #include "solvers/model_eval.h"
+#include "util/errors.h"
 
 namespace memplan::solvers {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "ir/errors.h"
+#include "util/errors.h"
 
 namespace memplan::solvers {
 

@@ -1,9 +1,9 @@
 #include "solvers/solver_registry.h"
 
-#include "ir/errors.h"
 #include "solvers/baseline_solvers.h"
 #include "solvers/greedy_solver.h"
 #include "solvers/ilp_solver.h"
+#include "util/errors.h"
 
 namespace memplan::solvers {
 

@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "ir/baseline_memory.h"
-#include "ir/errors.h"
 #include "ir/liveness.h"
 #include "ir/onnx_loader.h"
 #include "ir/ort_artifacts.h"
 #include "ir/roofline.h"
 #include "support/model_builder.h"
+#include "util/errors.h"
 
 namespace memplan::ir {
 namespace {

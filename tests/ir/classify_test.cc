@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include "ir/errors.h"
 #include "ir/onnx_loader.h"
 #include "support/model_builder.h"
+#include "util/errors.h"
 
 namespace memplan::ir {
 namespace {
@@ -50,17 +50,18 @@ TEST(Classify, ForwardIsWhatTheLossDependsOn) {
   Graph g = load_generic();
   for (const char* f : {"n1", "n2", "n3", "n3b", "n3c", "n4"})
     EXPECT_TRUE(g.node(*g.find_node(f)).is_forward) << f;
-  for (const char* b : {"n5", "n6", "n7", "n8"}) EXPECT_FALSE(g.node(*g.find_node(b)).is_forward) << b;
+  for (const char* b : {"n5", "n6", "n7", "n8"})
+    EXPECT_FALSE(g.node(*g.find_node(b)).is_forward) << b;
 }
 
 TEST(Classify, ClassesFromStructure) {
   Graph g = load_generic();
-  EXPECT_EQ(cls(g, "x"), TensorClass::kInput);       // symbolic batch dim
-  EXPECT_EQ(cls(g, "labels"), TensorClass::kInput);  // int64
-  EXPECT_EQ(cls(g, "w"), TensorClass::kParameter);   // static float input read by forward
+  EXPECT_EQ(cls(g, "x"), TensorClass::kInput);           // symbolic batch dim
+  EXPECT_EQ(cls(g, "labels"), TensorClass::kInput);      // int64
+  EXPECT_EQ(cls(g, "w"), TensorClass::kParameter);       // static float input read by forward
   EXPECT_EQ(cls(g, "m"), TensorClass::kOptimizerState);  // only the backward reads it
-  EXPECT_EQ(cls(g, "y"), TensorClass::kTemporary);   // forward, read only by forward
-  EXPECT_EQ(cls(g, "r"), TensorClass::kActivation);  // forward, read by backward
+  EXPECT_EQ(cls(g, "y"), TensorClass::kTemporary);       // forward, read only by forward
+  EXPECT_EQ(cls(g, "r"), TensorClass::kActivation);      // forward, read by backward
   EXPECT_EQ(cls(g, "tx"), TensorClass::kGradient);
   EXPECT_EQ(cls(g, "dw"), TensorClass::kGradient);
   EXPECT_EQ(cls(g, "objective"), TensorClass::kOutput);

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "ir/device_presets.h"
-#include "ir/errors.h"
+#include "util/errors.h"
 
 namespace memplan::ir {
 namespace {

@@ -5,7 +5,7 @@
 #include <set>
 #include <string>
 
-#include "ir/errors.h"
+#include "util/errors.h"
 
 namespace memplan::ir {
 namespace {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "ir/device_presets.h"
-#include "ir/errors.h"
 #include "ir/roofline.h"
+#include "util/errors.h"
 
 namespace memplan::ir {
 namespace {

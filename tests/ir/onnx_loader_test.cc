@@ -4,8 +4,8 @@
 
 #include <fstream>
 
-#include "ir/errors.h"
 #include "support/model_builder.h"
+#include "util/errors.h"
 
 namespace memplan::ir {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "ir/errors.h"
+#include "util/errors.h"
 
 namespace memplan::ir {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "ir/device_presets.h"
-#include "ir/errors.h"
+#include "util/errors.h"
 
 namespace memplan::ir {
 namespace {

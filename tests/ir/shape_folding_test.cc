@@ -6,9 +6,9 @@
 
 #include <gtest/gtest.h>
 
-#include "ir/errors.h"
 #include "ir/onnx_loader.h"
 #include "support/model_builder.h"
+#include "util/errors.h"
 
 namespace memplan::ir {
 namespace {

@@ -16,12 +16,12 @@
 #include <vector>
 
 #include "ir/dim_binding.h"
-#include "ir/errors.h"
-#include "ir/isolated_call.h"
 #include "ir/onnx_loader.h"
 #include "ir/shape_resolver.h"
 #include "support/model_builder.h"
 #include "support/run_command.h"
+#include "util/errors.h"
+#include "util/isolated_call.h"
 
 namespace memplan::ir {
 namespace {
@@ -132,7 +132,7 @@ std::string error_of(onnx::ModelProto model, const ShapeInferenceIsolation& isol
 TEST(ShapeIsolation, TheGemm6ModelReallyCrashesOnnxInProcess) {
   onnx::ModelProto model = gemm6_scalar_b().proto();
   // In-process inference, itself run in a child so the crash stays there.
-  IsolatedOutcome r = run_isolated(
+  util::IsolatedOutcome r = util::run_isolated(
       [&] {
         std::vector<std::string> warnings;
         resolve_types(model, "model.onnx", in_process(), warnings);
@@ -140,9 +140,9 @@ TEST(ShapeIsolation, TheGemm6ModelReallyCrashesOnnxInProcess) {
       },
       std::chrono::minutes(5));
   if (kSanitized) {
-    EXPECT_NE(r.kind, IsolatedOutcome::Kind::kOk);
+    EXPECT_NE(r.kind, util::IsolatedOutcome::Kind::kOk);
   } else {
-    ASSERT_EQ(r.kind, IsolatedOutcome::Kind::kSignaled);
+    ASSERT_EQ(r.kind, util::IsolatedOutcome::Kind::kSignaled);
     EXPECT_EQ(r.signal, SIGSEGV);
   }
 }
@@ -164,15 +164,15 @@ TEST(ShapeIsolation, ACrashInsideOnnxIsAnInputError) {
 // keeps its environment).
 TEST(ShapeIsolation, TheEnvironmentVariableSelectsInProcess) {
   onnx::ModelProto model = gemm6_scalar_b().proto();
-  IsolatedOutcome r = run_isolated(
+  util::IsolatedOutcome r = util::run_isolated(
       [&] {
         ::setenv("MEMPLAN_INPROCESS_SHAPES", "1", 1);
         return error_of(model, isolated());
       },
       std::chrono::minutes(5));
-  EXPECT_NE(r.kind, IsolatedOutcome::Kind::kOk) << r.payload;
+  EXPECT_NE(r.kind, util::IsolatedOutcome::Kind::kOk) << r.payload;
   if (!kSanitized) {
-    EXPECT_EQ(r.kind, IsolatedOutcome::Kind::kSignaled);
+    EXPECT_EQ(r.kind, util::IsolatedOutcome::Kind::kSignaled);
   }
 }
 

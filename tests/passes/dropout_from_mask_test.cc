@@ -9,13 +9,13 @@
 #include <utility>
 #include <vector>
 
-#include "ir/errors.h"
 #include "ir/onnx_loader.h"
 #include "passes/model_check.h"
 #include "passes/plan_summary.h"
 #include "passes/rewrite_model.h"
 #include "planner/baseline_plan.h"
 #include "support/dropout_forms.h"
+#include "util/errors.h"
 
 namespace memplan::passes {
 namespace {

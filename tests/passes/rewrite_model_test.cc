@@ -11,7 +11,6 @@
 #include <utility>
 #include <vector>
 
-#include "ir/errors.h"
 #include "ir/onnx_loader.h"
 #include "passes/model_check.h"
 #include "passes/order_anchor.h"
@@ -19,6 +18,7 @@
 #include "passes/swap_functions.h"
 #include "planner/baseline_plan.h"
 #include "support/model_builder.h"
+#include "util/errors.h"
 
 namespace memplan::passes {
 namespace {

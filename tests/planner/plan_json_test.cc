@@ -7,11 +7,11 @@
 #include <functional>
 #include <sstream>
 
-#include "ir/errors.h"
-#include "ir/sha256.h"
 #include "planner/memory_layout.h"
 #include "planner/plan_validator.h"
 #include "tiny_plan.h"
+#include "util/errors.h"
+#include "util/sha256.h"
 
 namespace memplan::planner {
 namespace {
@@ -315,7 +315,7 @@ TEST(PlanJson, WritePlanFileReturnsTheSha256OfItsBytes) {
   ir::Graph g = tiny_graph();
   const std::string path = test::temp_path("hashed.plan.json");
   const std::string sha = write_plan_file(g, rich_plan(g), path);
-  EXPECT_EQ(sha, ir::sha256_hex(slurp(path)));
+  EXPECT_EQ(sha, util::sha256_hex(slurp(path)));
   EXPECT_EQ(sha.size(), 64u);
 }
 

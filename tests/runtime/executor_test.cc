@@ -8,12 +8,12 @@
 #include <algorithm>
 #include <vector>
 
-#include "ir/errors.h"
 #include "planner/memory_layout.h"
 #include "planner/tiny_plan.h"
 #include "runtime-stub/host_backend.h"
 #include "runtime-stub/pattern.h"
 #include "runtime_test_util.h"
+#include "util/errors.h"
 
 namespace memplan::runtime {
 namespace {

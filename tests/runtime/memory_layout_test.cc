@@ -8,10 +8,10 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "ir/errors.h"
 #include "planner/plan_json.h"
 #include "planner/tiny_plan.h"
 #include "runtime_test_util.h"
+#include "util/errors.h"
 
 namespace memplan::planner {
 namespace {

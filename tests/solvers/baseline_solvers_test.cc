@@ -4,10 +4,10 @@
 
 #include <cmath>
 
-#include "ir/errors.h"
 #include "random_problem.h"
 #include "solvers/model_eval.h"
 #include "solvers/solver_registry.h"
+#include "util/errors.h"
 
 namespace memplan::solvers {
 namespace {

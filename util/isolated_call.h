@@ -13,7 +13,7 @@
 #include <functional>
 #include <string>
 
-namespace memplan::ir {
+namespace memplan::util {
 
 struct IsolatedOutcome {
   enum class Kind {
@@ -45,4 +45,4 @@ IsolatedOutcome run_isolated(const std::function<std::string()>& fn,
 // "SIGSEGV" for SIGSEGV and the other common signals; "signal N" otherwise.
 std::string signal_name(int signal);
 
-}  // namespace memplan::ir
+}  // namespace memplan::util

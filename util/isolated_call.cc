@@ -1,4 +1,4 @@
-#include "ir/isolated_call.h"
+#include "util/isolated_call.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -21,9 +21,9 @@
 #include <thread>
 #include <utility>
 
-#include "ir/posix_io.h"
+#include "util/posix_io.h"
 
-namespace memplan::ir {
+namespace memplan::util {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -274,4 +274,4 @@ std::string signal_name(int signal) {
   return "signal " + std::to_string(signal);
 }
 
-}  // namespace memplan::ir
+}  // namespace memplan::util

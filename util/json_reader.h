@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace memplan::ir {
+namespace memplan::util {
 
 struct JsonReadOptions {
   // nlohmann's DOM and dump recurse per level: 200k '[' overflowed the stack
@@ -29,4 +29,4 @@ nlohmann::json parse_json_text(const std::string& path, const std::string& text,
 std::string render_key_path(std::span<const std::string> keys,
                             std::span<const std::string> user_named_sections = {});
 
-}  // namespace memplan::ir
+}  // namespace memplan::util

@@ -1,4 +1,4 @@
-#include "ir/text_file.h"
+#include "util/text_file.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <string>
 
-#include "ir/errors.h"
 #include "support/model_builder.h"
+#include "util/errors.h"
 
-namespace memplan::ir {
+namespace memplan::util {
 namespace {
 
 namespace fs = std::filesystem;
@@ -70,4 +70,4 @@ TEST(WriteFileAtomically, AFailedWriteKeepsTheOldFile) {
 }
 
 }  // namespace
-}  // namespace memplan::ir
+}  // namespace memplan::util

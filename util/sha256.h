@@ -2,9 +2,9 @@
 #include <string>
 #include <string_view>
 
-namespace memplan::ir {
+namespace memplan::util {
 
 // Lower-case hex SHA-256 of the bytes (OpenSSL's EVP digest).
 std::string sha256_hex(std::string_view bytes);
 
-}  // namespace memplan::ir
+}  // namespace memplan::util

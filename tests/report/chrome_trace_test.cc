@@ -1,4 +1,4 @@
-#include "planner/chrome_trace.h"
+#include "report/chrome_trace.h"
 
 #include <gtest/gtest.h>
 
@@ -8,12 +8,14 @@
 #include <set>
 #include <sstream>
 
-#include "ir/errors.h"
 #include "planner/simulator.h"
+#include "planner/tiny_plan.h"
 #include "support/model_builder.h"
-#include "tiny_plan.h"
+#include "util/errors.h"
 
 namespace memplan::planner {
+// The renderers under test, beside the planner types they read.
+using namespace memplan::report;
 namespace {
 
 using nlohmann::json;

@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstddef>
 
-namespace memplan::ir {
+namespace memplan::util {
 
 class UniqueFd {
  public:
@@ -48,4 +48,4 @@ inline bool write_all(int fd, const char* data, std::size_t size) {
   return true;
 }
 
-}  // namespace memplan::ir
+}  // namespace memplan::util

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace memplan::ir {
+namespace memplan::util {
 
 // Objects are written in the order keys are given: to match a
 // nlohmann::json (not ordered_json) document, give them sorted.
@@ -63,4 +63,4 @@ class JsonTextWriter {
   bool after_key_ = false;
 };
 
-}  // namespace memplan::ir
+}  // namespace memplan::util

@@ -1,4 +1,4 @@
-#include "ir/json_text_writer.h"
+#include "util/json_text_writer.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-namespace memplan::ir {
+namespace memplan::util {
 namespace {
 
 using nlohmann::json;
@@ -87,4 +87,4 @@ TEST(JsonTextWriter, NestedDocumentMatchesTheDom) {
 }
 
 }  // namespace
-}  // namespace memplan::ir
+}  // namespace memplan::util

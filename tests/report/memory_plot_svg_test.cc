@@ -1,4 +1,4 @@
-#include "planner/memory_plot_svg.h"
+#include "report/memory_plot_svg.h"
 
 #include <gtest/gtest.h>
 
@@ -7,12 +7,14 @@
 #include <set>
 #include <sstream>
 
-#include "ir/errors.h"
 #include "planner/simulator.h"
+#include "planner/tiny_plan.h"
 #include "support/model_builder.h"
-#include "tiny_plan.h"
+#include "util/errors.h"
 
 namespace memplan::planner {
+// The renderers under test, beside the planner types they read.
+using namespace memplan::report;
 namespace {
 
 using nlohmann::json;

@@ -6,7 +6,7 @@
 #include "planner/plan.h"
 #include "planner/simulator.h"
 
-namespace memplan::planner {
+namespace memplan::report {
 
 struct ReportContext {
   std::string solver_used;
@@ -14,7 +14,7 @@ struct ReportContext {
   std::size_t rounds = 0;
 };
 
-std::string plan_report_markdown(const ir::Graph& graph, const Plan& plan, const SimResult& sim,
-                                 const ReportContext& context);
+std::string plan_report_markdown(const ir::Graph& graph, const planner::Plan& plan,
+                                 const planner::SimResult& sim, const ReportContext& context);
 
-}  // namespace memplan::planner
+}  // namespace memplan::report

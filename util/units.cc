@@ -1,12 +1,12 @@
-#include "ir/units.h"
+#include "util/units.h"
 
 #include <cmath>
 #include <cstdio>
 #include <string>
 
-#include "ir/errors.h"
+#include "util/errors.h"
 
-namespace memplan::ir {
+namespace memplan::util {
 
 std::string human_bytes(std::uint64_t bytes) {
   static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
@@ -51,10 +51,20 @@ std::uint64_t parse_bytes(std::string_view text, std::string_view what) {
     const char* name;
     double factor;
   };
-  static constexpr U kUnits[] = {{"", 1},     {"B", 1},       {"K", 1e3},     {"KB", 1e3},
-                                 {"KiB", 1024.0}, {"M", 1e6}, {"MB", 1e6},    {"MiB", 1048576.0},
-                                 {"G", 1e9},  {"GB", 1e9},    {"GiB", 1073741824.0},
-                                 {"T", 1e12}, {"TB", 1e12},   {"TiB", 1099511627776.0}};
+  static constexpr U kUnits[] = {{"", 1},
+                                 {"B", 1},
+                                 {"K", 1e3},
+                                 {"KB", 1e3},
+                                 {"KiB", 1024.0},
+                                 {"M", 1e6},
+                                 {"MB", 1e6},
+                                 {"MiB", 1048576.0},
+                                 {"G", 1e9},
+                                 {"GB", 1e9},
+                                 {"GiB", 1073741824.0},
+                                 {"T", 1e12},
+                                 {"TB", 1e12},
+                                 {"TiB", 1099511627776.0}};
   for (const auto& u : kUnits) {
     if (unit == u.name) {
       double bytes = value * u.factor;
@@ -67,4 +77,4 @@ std::uint64_t parse_bytes(std::string_view text, std::string_view what) {
                    "' (use B, KB, KiB, MB, MiB, GB, GiB, TB, TiB)");
 }
 
-}  // namespace memplan::ir
+}  // namespace memplan::util

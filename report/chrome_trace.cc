@@ -1,4 +1,4 @@
-#include "planner/chrome_trace.h"
+#include "report/chrome_trace.h"
 
 #include <unistd.h>
 
@@ -9,12 +9,22 @@
 #include <cstring>
 #include <filesystem>
 
-#include "ir/errors.h"
-#include "ir/json_text_writer.h"
-#include "ir/text_file.h"
 #include "planner/residency.h"
+#include "util/errors.h"
+#include "util/json_text_writer.h"
+#include "util/text_file.h"
 
-namespace memplan::planner {
+namespace memplan::report {
+
+// The plan's vocabulary, read here and never changed.
+using planner::Plan;
+using planner::Residency;
+using planner::SimResult;
+using planner::Step;
+using planner::StepOp;
+using planner::StepTiming;
+using planner::Stream;
+using planner::to_string;
 namespace {
 
 constexpr int kPid = 1;
@@ -36,13 +46,13 @@ const char* stream_label(Stream s) {
 }
 
 // The signed change in device bytes step i made, in issue order.
-std::int64_t delta_of(const SimResult& sim, std::size_t i, std::uint64_t initial) {
+std::int64_t delta_of(const planner::SimResult& sim, std::size_t i, std::uint64_t initial) {
   std::uint64_t before = i == 0 ? initial : sim.steps[i - 1].bytes_in_use_after;
   return static_cast<std::int64_t>(sim.steps[i].bytes_in_use_after) -
          static_cast<std::int64_t>(before);
 }
 
-std::uint64_t tensor_bytes(const ir::Graph& graph, const Plan& plan, ir::TensorId t) {
+std::uint64_t tensor_bytes(const ir::Graph& graph, const planner::Plan& plan, ir::TensorId t) {
   if (t < plan.tensor_bytes.size()) return plan.tensor_bytes[t];
   return t < graph.tensors().size() ? graph.tensor(t).bytes : 0;
 }
@@ -54,7 +64,7 @@ std::string step_name(const ir::Graph& graph, const Step& step) {
 
 // Keys in sorted order throughout: the file used to be a nlohmann::json
 // document (sorted keys), and its bytes stay as they were.
-void metadata(ir::JsonTextWriter& w, const char* what, int tid, const char* key,
+void metadata(util::JsonTextWriter& w, const char* what, int tid, const char* key,
               std::string_view text, int number) {
   w.begin_object().key("args").begin_object().key(key);
   if (text.empty()) {
@@ -67,14 +77,14 @@ void metadata(ir::JsonTextWriter& w, const char* what, int tid, const char* key,
   w.end_object();
 }
 
-void counter(ir::JsonTextWriter& w, const char* name, double seconds, std::uint64_t bytes) {
+void counter(util::JsonTextWriter& w, const char* name, double seconds, std::uint64_t bytes) {
   w.begin_object().key("args").begin_object().member("bytes", bytes).end_object();
   w.member("name", name).member("ph", "C").member("pid", kPid).member("ts", seconds * kMicros);
   w.end_object();
 }
 
-void step_event(ir::JsonTextWriter& w, const ir::Graph& graph, const Plan& plan,
-                const SimResult& sim, std::size_t i, std::uint64_t initial) {
+void step_event(util::JsonTextWriter& w, const ir::Graph& graph, const planner::Plan& plan,
+                const planner::SimResult& sim, std::size_t i, std::uint64_t initial) {
   const Step& step = plan.schedule[i];
   const StepTiming& t = sim.steps[i];
   w.begin_object().key("args").begin_object();
@@ -97,7 +107,7 @@ void step_event(ir::JsonTextWriter& w, const ir::Graph& graph, const Plan& plan,
   w.member("tid", tid_of(t.stream)).member("ts", t.start * kMicros).end_object();
 }
 
-void other_data(ir::JsonTextWriter& w, const Plan& plan, const SimResult& sim) {
+void other_data(util::JsonTextWriter& w, const planner::Plan& plan, const planner::SimResult& sim) {
   w.key("otherData").begin_object();
   if (plan.budget_bytes < UINT64_MAX) w.member("budget_bytes", plan.budget_bytes);
   w.member("compute_seconds", sim.compute_seconds).member("device", plan.device.name);
@@ -107,8 +117,8 @@ void other_data(ir::JsonTextWriter& w, const Plan& plan, const SimResult& sim) {
 
 }  // namespace
 
-std::vector<MemoryPoint> memory_timeline(const ir::Graph& graph, const Plan& plan,
-                                         const SimResult& sim) {
+std::vector<MemoryPoint> memory_timeline(const ir::Graph& graph, const planner::Plan& plan,
+                                         const planner::SimResult& sim) {
   const std::uint64_t initial = Residency(graph, plan).bytes_in_use();
   struct Change {
     double seconds;
@@ -139,9 +149,10 @@ std::vector<MemoryPoint> memory_timeline(const ir::Graph& graph, const Plan& pla
   return points;
 }
 
-std::string chrome_trace_text(const ir::Graph& graph, const Plan& plan, const SimResult& sim) {
+std::string chrome_trace_text(const ir::Graph& graph, const planner::Plan& plan,
+                              const planner::SimResult& sim) {
   std::string text;
-  ir::JsonTextWriter w(text);
+  util::JsonTextWriter w(text);
   w.begin_object().member("displayTimeUnit", "ms");
   other_data(w, plan, sim);
   w.key("traceEvents").begin_array();
@@ -167,13 +178,14 @@ std::string chrome_trace_text(const ir::Graph& graph, const Plan& plan, const Si
   return text;
 }
 
-nlohmann::json chrome_trace(const ir::Graph& graph, const Plan& plan, const SimResult& sim) {
+nlohmann::json chrome_trace(const ir::Graph& graph, const planner::Plan& plan,
+                            const planner::SimResult& sim) {
   return nlohmann::json::parse(chrome_trace_text(graph, plan, sim));
 }
 
-void write_chrome_trace(const ir::Graph& graph, const Plan& plan, const SimResult& sim,
-                        const std::string& path) {
-  ir::write_file_atomically(path, chrome_trace_text(graph, plan, sim));
+void write_chrome_trace(const ir::Graph& graph, const planner::Plan& plan,
+                        const planner::SimResult& sim, const std::string& path) {
+  util::write_file_atomically(path, chrome_trace_text(graph, plan, sim));
 }
 
-}  // namespace memplan::planner
+}  // namespace memplan::report

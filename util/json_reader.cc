@@ -1,13 +1,13 @@
-#include "ir/json_reader.h"
+#include "util/json_reader.h"
 
 #include <algorithm>
 #include <cstddef>
 #include <string_view>
 #include <unordered_set>
 
-#include "ir/errors.h"
+#include "util/errors.h"
 
-namespace memplan::ir {
+namespace memplan::util {
 namespace {
 
 using json = nlohmann::json;
@@ -146,4 +146,4 @@ json parse_json_text(const std::string& path, const std::string& text,
   return root;
 }
 
-}  // namespace memplan::ir
+}  // namespace memplan::util

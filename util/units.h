@@ -3,7 +3,7 @@
 #include <string>
 #include <string_view>
 
-namespace memplan::ir {
+namespace memplan::util {
 
 // "1.50 GiB", "512 B": binary units, for people.
 std::string human_bytes(std::uint64_t bytes);
@@ -12,4 +12,4 @@ std::string human_seconds(double seconds);
 // "12GiB", "800MB", "1e9", "4096": bytes; throws UsageError naming `what`.
 std::uint64_t parse_bytes(std::string_view text, std::string_view what);
 
-}  // namespace memplan::ir
+}  // namespace memplan::util

@@ -1,13 +1,13 @@
-#include "ir/json_reader.h"
+#include "util/json_reader.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "ir/errors.h"
+#include "util/errors.h"
 
-namespace memplan::ir {
+namespace memplan::util {
 namespace {
 
 std::string error_of(const std::string& text, const JsonReadOptions& options = {}) {
@@ -80,4 +80,4 @@ TEST(JsonReader, AWideObjectParses) {
 }
 
 }  // namespace
-}  // namespace memplan::ir
+}  // namespace memplan::util

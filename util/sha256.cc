@@ -1,4 +1,4 @@
-#include "ir/sha256.h"
+#include "util/sha256.h"
 
 #include <openssl/evp.h>
 
@@ -6,7 +6,7 @@
 #include <memory>
 #include <stdexcept>
 
-namespace memplan::ir {
+namespace memplan::util {
 
 std::string sha256_hex(std::string_view bytes) {
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
@@ -27,4 +27,4 @@ std::string sha256_hex(std::string_view bytes) {
   return out;
 }
 
-}  // namespace memplan::ir
+}  // namespace memplan::util

@@ -1,7 +1,7 @@
 #pragma once
 #include <string>
 
-namespace memplan::ir {
+namespace memplan::util {
 
 // The whole file as bytes; InputError naming the path when it is missing, a
 // directory, or unreadable.
@@ -12,4 +12,4 @@ std::string read_text_file(const std::string& path);
 // InputError naming the path when it cannot be written.
 void write_file_atomically(const std::string& path, const std::string& text);
 
-}  // namespace memplan::ir
+}  // namespace memplan::util

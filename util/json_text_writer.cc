@@ -1,11 +1,11 @@
-#include "ir/json_text_writer.h"
+#include "util/json_text_writer.h"
 
 #include <array>
 #include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-namespace memplan::ir {
+namespace memplan::util {
 namespace {
 
 // Text nlohmann copies through unchanged: printable ASCII, no quote or
@@ -108,4 +108,4 @@ void JsonTextWriter::append_integer(std::int64_t as_signed, bool is_signed,
   out_.append(buf.data(), r.ptr);
 }
 
-}  // namespace memplan::ir
+}  // namespace memplan::util

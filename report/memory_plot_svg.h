@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "ir/graph.h"
-#include "planner/chrome_trace.h"
 #include "planner/plan.h"
 #include "planner/simulator.h"
+#include "report/chrome_trace.h"
 
-namespace memplan::planner {
+namespace memplan::report {
 
 struct MemoryPlotOptions {
   std::string title;              // default: names the model and its dims
@@ -40,12 +40,13 @@ std::string xml_escape(const std::string& text);
 // The whole SVG document (UTF-8). The baseline uses plan.node_seconds; the
 // plan's curve is memory_timeline(graph, plan, sim). A budget of
 // UINT64_MAX (no limit) draws no budget line.
-std::string memory_plot_svg(const ir::Graph& graph, const Plan& plan, const SimResult& sim,
-                            const MemoryPlotOptions& options = {});
+std::string memory_plot_svg(const ir::Graph& graph, const planner::Plan& plan,
+                            const planner::SimResult& sim, const MemoryPlotOptions& options = {});
 
 // Writes memory_plot_svg() to `path` atomically; throws InputError naming
 // the path when it cannot.
-void write_memory_plot_svg(const ir::Graph& graph, const Plan& plan, const SimResult& sim,
-                           const std::string& path, const MemoryPlotOptions& options = {});
+void write_memory_plot_svg(const ir::Graph& graph, const planner::Plan& plan,
+                           const planner::SimResult& sim, const std::string& path,
+                           const MemoryPlotOptions& options = {});
 
-}  // namespace memplan::planner
+}  // namespace memplan::report

@@ -11,7 +11,7 @@
 #include "planner/plan.h"
 #include "planner/simulator.h"
 
-namespace memplan::planner {
+namespace memplan::report {
 
 // Device memory in use from `seconds` on, until the next point.
 struct MemoryPoint {
@@ -25,8 +25,8 @@ struct MemoryPoint {
 // allocation (compute, recompute, swap_in) at the step's start, a release
 // (free) at its end; ties keep issue order. One point per step that changes
 // memory, sorted by time; the last point equals the last step's bytes.
-std::vector<MemoryPoint> memory_timeline(const ir::Graph& graph, const Plan& plan,
-                                         const SimResult& sim);
+std::vector<MemoryPoint> memory_timeline(const ir::Graph& graph, const planner::Plan& plan,
+                                         const planner::SimResult& sim);
 
 // {"traceEvents": [...], "displayTimeUnit": "ms", "otherData": {...}}; ts and
 // dur in microseconds. Tracks (pid 1): tid 1 compute, 2 device->host,
@@ -37,12 +37,14 @@ std::vector<MemoryPoint> memory_timeline(const ir::Graph& graph, const Plan& pla
 // memory" follows memory_timeline(); counter "budget" is drawn when finite.
 // Written as text, keys sorted; names that are not UTF-8 get U+FFFD for
 // their bad sequences. chrome_trace() is that text parsed.
-std::string chrome_trace_text(const ir::Graph& graph, const Plan& plan, const SimResult& sim);
-nlohmann::json chrome_trace(const ir::Graph& graph, const Plan& plan, const SimResult& sim);
+std::string chrome_trace_text(const ir::Graph& graph, const planner::Plan& plan,
+                              const planner::SimResult& sim);
+nlohmann::json chrome_trace(const ir::Graph& graph, const planner::Plan& plan,
+                            const planner::SimResult& sim);
 
 // Writes chrome_trace() to `path` atomically; throws InputError naming the
 // path when it cannot.
-void write_chrome_trace(const ir::Graph& graph, const Plan& plan, const SimResult& sim,
-                        const std::string& path);
+void write_chrome_trace(const ir::Graph& graph, const planner::Plan& plan,
+                        const planner::SimResult& sim, const std::string& path);
 
-}  // namespace memplan::planner
+}  // namespace memplan::report

@@ -1,4 +1,4 @@
-#include "ir/text_file.h"
+#include "util/text_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -10,10 +10,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "ir/errors.h"
-#include "ir/posix_io.h"
+#include "util/errors.h"
+#include "util/posix_io.h"
 
-namespace memplan::ir {
+namespace memplan::util {
 
 std::string read_text_file(const std::string& path) {
   std::error_code ec;
@@ -80,4 +80,4 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   }
 }
 
-}  // namespace memplan::ir
+}  // namespace memplan::util

@@ -1,4 +1,4 @@
-#include "planner/memory_plot_svg.h"
+#include "report/memory_plot_svg.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,10 +10,18 @@
 
 #include "ir/baseline_memory.h"
 #include "ir/liveness.h"
-#include "ir/text_file.h"
-#include "ir/units.h"
+#include "util/text_file.h"
+#include "util/units.h"
 
-namespace memplan::planner {
+namespace memplan::report {
+
+// The plan's vocabulary, read here and never changed.
+using planner::Decision;
+using planner::Plan;
+using planner::SimResult;
+using planner::Step;
+using planner::StepOp;
+using planner::to_string;
 namespace {
 
 constexpr const char* kBaselineColor = "#7f7f7f";
@@ -81,7 +89,7 @@ std::string tick_label(double v, int decimals) {
   return buf;
 }
 
-std::string default_title(const ir::Graph& graph, const Plan& plan) {
+std::string default_title(const ir::Graph& graph, const planner::Plan& plan) {
   std::string name = graph.name;
   if (!plan.model_path.empty()) name = std::filesystem::path(plan.model_path).filename().string();
   if (name.empty()) name = "model";
@@ -219,8 +227,8 @@ std::string xml_escape(const std::string& text) {
 }
 
 // Title and a line of the numbers that matter.
-void put_title(std::ostringstream& s, const ir::Graph& graph, const Plan& plan,
-               const SimResult& sim, const MemoryPlotOptions& options, const Frame& f,
+void put_title(std::ostringstream& s, const ir::Graph& graph, const planner::Plan& plan,
+               const planner::SimResult& sim, const MemoryPlotOptions& options, const Frame& f,
                std::uint64_t base_peak, double base_end) {
   const std::string title = options.title.empty() ? default_title(graph, plan) : options.title;
   std::size_t swaps = 0, recomputes = 0;
@@ -229,14 +237,14 @@ void put_title(std::ostringstream& s, const ir::Graph& graph, const Plan& plan,
     recomputes += d == Decision::kRecompute;
   }
   const double base_seconds = base_end;
-  std::string subtitle = "baseline: peak " + ir::human_bytes(base_peak) + ", " +
-                         ir::human_seconds(base_seconds) + ". plan: peak " +
-                         ir::human_bytes(sim.peak_bytes);
+  std::string subtitle = "baseline: peak " + util::human_bytes(base_peak) + ", " +
+                         util::human_seconds(base_seconds) + ". plan: peak " +
+                         util::human_bytes(sim.peak_bytes);
   if (base_peak > 0)
     subtitle +=
         fmt(" (%+.1f%%)",
             100.0 * (static_cast<double>(sim.peak_bytes) / static_cast<double>(base_peak) - 1));
-  subtitle += ", " + ir::human_seconds(sim.iteration_seconds);
+  subtitle += ", " + util::human_seconds(sim.iteration_seconds);
   if (base_seconds > 0)
     subtitle += fmt(" (%+.1f%%)", 100.0 * (sim.iteration_seconds / base_seconds - 1));
   subtitle +=
@@ -282,7 +290,7 @@ void put_axes(std::ostringstream& s, const Frame& f, const Axes& a) {
 
 // The curves: the plan shaded so the gap to the baseline reads at a glance;
 // the budget as a dashed line where it is drawn.
-void put_curves(std::ostringstream& s, const Frame& f, const Plan& plan,
+void put_curves(std::ostringstream& s, const Frame& f, const planner::Plan& plan,
                 const std::vector<MemoryPoint>& planned, double plan_end,
                 const std::vector<MemoryPoint>& base, double base_end,
                 const MemoryPlotOptions& options, bool budget_drawn) {
@@ -309,15 +317,15 @@ void put_curves(std::ostringstream& s, const Frame& f, const Plan& plan,
       << "<text x=\"" << f.right - 4 << "\" y=\""
       << fmt("%.1f", f.y(static_cast<double>(plan.budget_bytes)) - 5)
       << "\" text-anchor=\"end\" fill=\"" << kBudgetColor << "\">budget "
-      << xml_escape(ir::human_bytes(plan.budget_bytes)) << "</text>\n";
+      << xml_escape(util::human_bytes(plan.budget_bytes)) << "</text>\n";
   }
 }
 
 // Swaps and recomputes: one row of ticks each above the plot, at the time
 // each step starts; ticks sharing a pixel column are drawn once, their
 // tooltip naming the first and counting the rest.
-void put_step_ticks(std::ostringstream& s, const Frame& f, const ir::Graph& graph, const Plan& plan,
-                    const SimResult& sim) {
+void put_step_ticks(std::ostringstream& s, const Frame& f, const ir::Graph& graph,
+                    const planner::Plan& plan, const planner::SimResult& sim) {
   const std::size_t n = std::min(plan.schedule.size(), sim.steps.size());
   for (std::size_t k = 0; k < std::size(kKinds); ++k) {
     const double row = 62.0 + 11.0 * static_cast<double>(k);
@@ -352,20 +360,21 @@ void put_step_ticks(std::ostringstream& s, const Frame& f, const ir::Graph& grap
 }
 
 // Legend, one row under the axis title.
-void put_legend(std::ostringstream& s, const Frame& f, double ly, const Plan& plan,
-                const SimResult& sim, std::uint64_t base_peak, bool has_budget, bool budget_drawn) {
+void put_legend(std::ostringstream& s, const Frame& f, double ly, const planner::Plan& plan,
+                const planner::SimResult& sim, std::uint64_t base_peak, bool has_budget,
+                bool budget_drawn) {
   struct Entry {
     std::string label;
     const char* color;
     const char* dash;
   };
   std::vector<Entry> entries = {
-      {"baseline (peak " + ir::human_bytes(base_peak) + ")", kBaselineColor, ""},
-      {"plan (peak " + ir::human_bytes(sim.peak_bytes) + ")", kPlanColor, ""}};
+      {"baseline (peak " + util::human_bytes(base_peak) + ")", kBaselineColor, ""},
+      {"plan (peak " + util::human_bytes(sim.peak_bytes) + ")", kPlanColor, ""}};
   if (has_budget)
-    entries.push_back(
-        {"budget " + ir::human_bytes(plan.budget_bytes) + (budget_drawn ? "" : " (above the plot)"),
-         kBudgetColor, "6 4"});
+    entries.push_back({"budget " + util::human_bytes(plan.budget_bytes) +
+                           (budget_drawn ? "" : " (above the plot)"),
+                       kBudgetColor, "6 4"});
   double lx = f.left;
   for (const Entry& e : entries) {
     s << "<line x1=\"" << lx << "\" x2=\"" << lx + 24 << "\" y1=\"" << ly - 4 << "\" y2=\""
@@ -377,8 +386,8 @@ void put_legend(std::ostringstream& s, const Frame& f, double ly, const Plan& pl
   }
 }
 
-std::string memory_plot_svg(const ir::Graph& graph, const Plan& plan, const SimResult& sim,
-                            const MemoryPlotOptions& options) {
+std::string memory_plot_svg(const ir::Graph& graph, const planner::Plan& plan,
+                            const planner::SimResult& sim, const MemoryPlotOptions& options) {
   const std::vector<MemoryPoint> base = baseline_timeline(graph, plan.node_seconds);
   const std::vector<MemoryPoint> planned = memory_timeline(graph, plan, sim);
   const double base_end = base.empty() ? 0 : base.back().seconds;
@@ -421,9 +430,10 @@ std::string memory_plot_svg(const ir::Graph& graph, const Plan& plan, const SimR
   return s.str();
 }
 
-void write_memory_plot_svg(const ir::Graph& graph, const Plan& plan, const SimResult& sim,
-                           const std::string& path, const MemoryPlotOptions& options) {
-  ir::write_file_atomically(path, memory_plot_svg(graph, plan, sim, options));
+void write_memory_plot_svg(const ir::Graph& graph, const planner::Plan& plan,
+                           const planner::SimResult& sim, const std::string& path,
+                           const MemoryPlotOptions& options) {
+  util::write_file_atomically(path, memory_plot_svg(graph, plan, sim, options));
 }
 
-}  // namespace memplan::planner
+}  // namespace memplan::report

@@ -1,7 +1,7 @@
-// ir::run_isolated: a function run in a forked child comes back as a result,
+// util::run_isolated: a function run in a forked child comes back as a result,
 // a signal, an exit, an exception or a timeout, and no child is left behind.
 // No assertion here depends on how long anything takes.
-#include "ir/isolated_call.h"
+#include "util/isolated_call.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -21,7 +21,7 @@
 
 #include "support/model_builder.h"
 
-namespace memplan::ir {
+namespace memplan::util {
 namespace {
 
 using namespace std::chrono_literals;
@@ -197,4 +197,4 @@ TEST(IsolatedCall, SignalNames) {
 }
 
 }  // namespace
-}  // namespace memplan::ir
+}  // namespace memplan::util
