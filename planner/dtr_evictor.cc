@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ir/liveness.h"
+#include "ir/memory_tracker.h"
 
 namespace memplan::planner {
 namespace {
@@ -24,7 +25,7 @@ class Dtr {
         seconds_(costs.seconds),
         budget_(budget),
         liveness_(g),
-        resident_(g.tensors().size(), false),
+        memory_(ir::MemoryTracker::at_start(g)),
         locks_(g.tensors().size(), 0),
         last_access_(g.tensors().size(), 0),
         cand_pos_(g.tensors().size(), kNotCandidate),
@@ -35,12 +36,6 @@ class Dtr {
                                   " nodes");
     result_.decisions.assign(g.tensors().size(), Decision::kKeep);
     classify();
-    for (ir::TensorId t = 0; t < g.tensors().size(); ++t) {
-      if (!g.tensor(t).initially_resident()) continue;
-      resident_[t] = true;
-      in_use_ += g.tensor(t).bytes;
-    }
-    result_.peak_bytes = in_use_;
   }
 
   DtrResult run() {
@@ -55,8 +50,10 @@ class Dtr {
       for (ir::TensorId in : node.inputs) --locks_[in];
       // The baseline's frees, in its order; an evicted tensor is already gone.
       for (ir::TensorId t : liveness_.freed_after(k))
-        if (resident_[t]) release(t);
+        if (memory_.resident(t)) release(t);
     }
+    if (std::string why = memory_.check(); !why.empty()) throw std::logic_error("dtr: " + why);
+    result_.peak_bytes = memory_.peak_bytes();
     result_.fits = result_.peak_bytes <= budget_;
     return std::move(result_);
   }
@@ -109,12 +106,12 @@ class Dtr {
     };
     std::vector<Frame> stack;
     for (auto it = wanted.rbegin(); it != wanted.rend(); ++it)
-      if (!resident_[*it]) stack.push_back({*it, false});
+      if (!memory_.resident(*it)) stack.push_back({*it, false});
     while (!stack.empty()) {
       const Frame top = stack.back();
       const ir::NodeId producer = g_.tensor(top.tensor).producer;
       if (!top.expanded) {
-        if (resident_[top.tensor]) {
+        if (memory_.resident(top.tensor)) {
           stack.pop_back();
           continue;
         }
@@ -125,16 +122,16 @@ class Dtr {
         const auto& inputs = g_.node(producer).inputs;
         for (ir::TensorId in : inputs) ++locks_[in];
         for (auto it = inputs.rbegin(); it != inputs.rend(); ++it)
-          if (!resident_[*it]) stack.push_back({*it, false});
+          if (!memory_.resident(*it)) stack.push_back({*it, false});
         continue;
       }
       stack.pop_back();
       const auto& inputs = g_.node(producer).inputs;
       // A sibling's recompute may have made this tensor already.
-      if (!resident_[top.tensor]) {
+      if (!memory_.resident(top.tensor)) {
         made_.clear();
         for (ir::TensorId out : g_.node(producer).outputs)
-          if (!resident_[out]) made_.push_back(out);
+          if (!memory_.resident(out)) made_.push_back(out);
         make_outputs(producer, StepOp::kRecompute);
         for (ir::TensorId out : made_) {
           // Outputs no one will read again were made only because the format
@@ -148,7 +145,7 @@ class Dtr {
       for (ir::TensorId in : inputs) {
         --locks_[in];
         // A dead input brought back for this chain has served its purpose.
-        if (locks_[in] == 0 && dead(in) && resident_[in]) release(in);
+        if (locks_[in] == 0 && dead(in) && memory_.resident(in)) release(in);
       }
     }
   }
@@ -158,15 +155,13 @@ class Dtr {
     const ir::Node& node = g_.node(n);
     std::uint64_t need = 0;
     for (ir::TensorId out : node.outputs)
-      if (!resident_[out]) need += g_.tensor(out).bytes;
+      if (!memory_.resident(out)) need += g_.tensor(out).bytes;
     make_room(need);
     result_.schedule.push_back({op, n});
     ++clock_;
     for (ir::TensorId in : node.inputs) last_access_[in] = clock_;
     for (ir::TensorId out : node.outputs) {
-      if (resident_[out]) continue;
-      resident_[out] = true;
-      in_use_ += g_.tensor(out).bytes;
+      if (!memory_.allocate(out)) continue;
       last_access_[out] = clock_;
       if (evictable_[out]) add_candidate(out);
     }
@@ -174,7 +169,6 @@ class Dtr {
       ++result_.recomputes;
       result_.recompute_seconds += seconds_[n];
     }
-    result_.peak_bytes = std::max(result_.peak_bytes, in_use_);
   }
 
   // Evicts the cheapest unlocked candidates until `need` more bytes fit; when
@@ -201,7 +195,7 @@ class Dtr {
     }
   }
 
-  bool over_budget(std::uint64_t need) const { return need > budget_ || in_use_ > budget_ - need; }
+  bool over_budget(std::uint64_t need) const { return !memory_.fits(need, budget_); }
 
   // DTR's h(t) = cost / (bytes x staleness), where cost is the producer's
   // time plus that of producers of its inputs that are gone now (a one-level
@@ -211,15 +205,14 @@ class Dtr {
     const ir::NodeId p = g_.tensor(t).producer;
     double cost = seconds_[p];
     for (ir::TensorId in : g_.node(p).inputs)
-      if (!resident_[in]) cost += seconds_[g_.tensor(in).producer];
+      if (!memory_.resident(in)) cost += seconds_[g_.tensor(in).producer];
     const double staleness = static_cast<double>(clock_ - last_access_[t] + 1);
     return cost / (static_cast<double>(g_.tensor(t).bytes) * staleness);
   }
 
   void release(ir::TensorId t) {
     result_.schedule.push_back({StepOp::kFree, t});
-    resident_[t] = false;
-    in_use_ -= g_.tensor(t).bytes;
+    memory_.release(t);
     if (cand_pos_[t] != kNotCandidate) remove_candidate(t);
   }
 
@@ -241,7 +234,7 @@ class Dtr {
   const std::vector<double>& seconds_;
   const std::uint64_t budget_;
   const ir::Liveness liveness_;
-  std::vector<bool> resident_;
+  ir::MemoryTracker memory_;
   std::vector<std::uint32_t> locks_;  // pending readers: the current node and open frames
   std::vector<std::uint64_t> last_access_;
   std::vector<std::uint32_t> cand_pos_;  // index into candidates_
@@ -251,7 +244,6 @@ class Dtr {
   // staleness changes them all on every step.
   std::vector<ir::TensorId> candidates_;
   std::vector<ir::TensorId> made_;  // scratch: outputs one recompute makes
-  std::uint64_t in_use_ = 0;
   std::uint64_t clock_ = 0;
   ir::NodeId node_ = 0;
   DtrResult result_;

@@ -48,24 +48,15 @@ Replay replay(const ir::Graph& graph, const Plan& plan) {
   const auto steps = static_cast<std::int64_t>(plan.schedule.size());
   for (std::int64_t i = 0; i < steps; ++i) {
     const Step& step = plan.schedule[static_cast<std::size_t>(i)];
-    if (step.on_node()) {
-      if (step.id < graph.nodes().size())
-        for (ir::TensorId out : graph.node(step.id).outputs)
-          // open[] also skips an output a node lists twice.
-          if (!residency.is_alias(out) && !residency.resident(out) && open[out] == kNone)
-            add(i, out);
-    } else if (step.id < tensors) {
+    if (step.op == StepOp::kFree && step.id < tensors) {
       const ir::TensorId t = residency.base(step.id);
-      // Mirrors Residency::apply: a swap_in without a host copy makes
-      // nothing resident, a free of a tensor that is not resident frees
-      // nothing.
-      if (step.op == StepOp::kSwapIn && !residency.resident(t) && residency.host_copy(t)) add(i, t);
-      if (step.op == StepOp::kFree && open[t] != kNone) {
+      if (open[t] != kNone) {
         r.lifetimes[open[t]].end = i;
         open[t] = kNone;
       }
     }
-    residency.apply(step);
+    // What the step makes resident is what Residency allocates for it.
+    for (ir::TensorId t : residency.apply(step)) add(i, t);
   }
   for (std::size_t a = 0; a < r.allocations.size(); ++a)
     if (open[r.allocations[a].tensor] == a) r.lifetimes[a].end = steps;

@@ -57,9 +57,9 @@ struct Plan {
   ir::DeviceSpec device;
   std::uint64_t budget_bytes = 0;
   SolverInfo solver;
-  std::vector<double> node_seconds;      // by NodeId
+  std::vector<double> node_seconds;         // by NodeId
   std::vector<std::uint64_t> tensor_bytes;  // by TensorId, as the plan states them
-  std::vector<Decision> decisions;       // by TensorId
+  std::vector<Decision> decisions;          // by TensorId
   // By TensorId: the tensor whose storage this one shares (`alias_of` in
   // tensors[]), or ir::kNoTensor. Empty when the plan declares no aliases.
   std::vector<ir::TensorId> alias_of;

@@ -38,6 +38,15 @@ std::vector<ir::TensorId> resolve_bases(std::size_t count,
   return base;
 }
 
+// plan.tensor_bytes for each of the graph's tensors; those it lacks take
+// no bytes.
+std::vector<std::uint64_t> storage_bytes(const ir::Graph& graph, const Plan& plan) {
+  std::vector<std::uint64_t> bytes(graph.tensors().size(), 0);
+  for (std::size_t t = 0; t < bytes.size() && t < plan.tensor_bytes.size(); ++t)
+    bytes[t] = plan.tensor_bytes[t];
+  return bytes;
+}
+
 }  // namespace
 
 std::string alias_problem(const ir::Graph& graph, const Plan& plan) {
@@ -62,29 +71,25 @@ std::string alias_problem(const ir::Graph& graph, const Plan& plan) {
 
 Residency::Residency(const ir::Graph& graph, const Plan& plan)
     : graph_(graph),
-      plan_(plan),
       base_(resolve_bases(graph.tensors().size(), plan.alias_of)),
-      resident_(graph.tensors().size(), false),
+      memory_(storage_bytes(graph, plan)),
       made_(graph.tensors().size(), false),
       host_copy_(graph.tensors().size(), false),
       computed_(graph.nodes().size(), false) {
   for (ir::TensorId t = 0; t < graph.tensors().size(); ++t) {
     if (!graph.tensor(t).initially_resident()) continue;
     made_[t] = true;
-    allocate(base_[t]);
+    memory_.allocate(base_[t]);
   }
-  peak_ = in_use_;
 }
 
 bool Residency::resident(ir::TensorId t) const {
   ir::TensorId b = base_[t];
-  return resident_[b] && (b == t || made_[t]);
+  return memory_.resident(b) && (b == t || made_[t]);
 }
 
 void Residency::allocate(ir::TensorId t) {
-  if (resident_[t]) return;
-  resident_[t] = true;
-  if (t < plan_.tensor_bytes.size()) in_use_ += plan_.tensor_bytes[t];
+  if (memory_.allocate(t)) allocated_.push_back(t);
 }
 
 std::string Residency::input_rule(ir::NodeId n) const {
@@ -136,9 +141,10 @@ std::string Residency::check(const Step& step) const {
   return {};
 }
 
-void Residency::apply(const Step& step) {
+std::span<const ir::TensorId> Residency::apply(const Step& step) {
+  allocated_.clear();
   if (step.on_node()) {
-    if (step.id >= graph_.nodes().size()) return;
+    if (step.id >= graph_.nodes().size()) return allocated_;
     computed_[step.id] = true;
     // An alias output shares its base's storage: making it allocates nothing.
     for (ir::TensorId out : graph_.node(step.id).outputs) {
@@ -146,26 +152,23 @@ void Residency::apply(const Step& step) {
       if (!is_alias(out)) allocate(out);
     }
   } else {
-    if (step.id >= graph_.tensors().size()) return;
+    if (step.id >= graph_.tensors().size()) return allocated_;
     ir::TensorId t = base_[step.id];
     switch (step.op) {
       case StepOp::kSwapOut:
-        if (resident_[t]) host_copy_[t] = true;
+        if (memory_.resident(t)) host_copy_[t] = true;
         break;
       case StepOp::kSwapIn:
         if (host_copy_[t]) allocate(t);
         break;
       case StepOp::kFree:
-        if (resident_[t]) {
-          resident_[t] = false;
-          if (t < plan_.tensor_bytes.size()) in_use_ -= plan_.tensor_bytes[t];
-        }
+        memory_.release(t);
         break;
       default:
         break;
     }
   }
-  if (in_use_ > peak_) peak_ = in_use_;
+  return allocated_;
 }
 
 }  // namespace memplan::planner

@@ -1,14 +1,17 @@
 #pragma once
 // The state the schedule rules of PLAN_FORMAT.md speak of, replayed step by
 // step: which tensors are resident, which have a host copy, which nodes have
-// run, and the device bytes in use. The validator checks each step against
-// it and the simulator reads memory and "made resident" events from it, so
-// the two cannot disagree on what a step does.
+// run, and the device bytes in use (an ir::MemoryTracker over the
+// storage owners). The validator checks each step against it and the simulator
+// reads memory and "made resident" events from it, so the two cannot
+// disagree on what a step does.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/memory_tracker.h"
 #include "planner/plan.h"
 
 namespace memplan::planner {
@@ -23,35 +26,39 @@ class Residency {
   // The rule `step` would break in this state, as one line that names the
   // node or tensor (without a "step i" prefix); empty when it may run.
   std::string check(const Step& step) const;
-  // Applies the step's effect. Tolerates steps that check() rejects without
+  // Applies the step's effect and returns the storage owners it made
+  // resident (valid until the next call), in the step's output order: what
+  // a memory layout places. Tolerates steps that check() rejects without
   // corrupting the byte count, so a simulation of a bad plan still ends.
-  void apply(const Step& step);
+  std::span<const ir::TensorId> apply(const Step& step);
 
   // An alias is resident when its base is and it has been made (its
   // producer ran, or it was resident at the start).
   bool resident(ir::TensorId t) const;
+  // Whether storage owner t holds an allocation (an alias's base does while
+  // the alias is not made yet).
+  bool storage_resident(ir::TensorId t) const { return memory_.resident(t); }
   bool host_copy(ir::TensorId t) const { return host_copy_[base(t)]; }
   bool computed(ir::NodeId n) const { return computed_[n]; }
   // The tensor that owns t's storage: t itself unless t is an alias.
   ir::TensorId base(ir::TensorId t) const { return base_[t]; }
   bool is_alias(ir::TensorId t) const { return base_[t] != t; }
 
-  std::uint64_t bytes_in_use() const { return in_use_; }
-  std::uint64_t peak_bytes() const { return peak_; }
+  std::uint64_t bytes_in_use() const { return memory_.bytes_in_use(); }
+  std::uint64_t peak_bytes() const { return memory_.peak_bytes(); }
+  const ir::MemoryTracker& memory() const { return memory_; }
 
  private:
   void allocate(ir::TensorId t);
   std::string input_rule(ir::NodeId n) const;
 
   const ir::Graph& graph_;
-  const Plan& plan_;
   std::vector<ir::TensorId> base_;
-  std::vector<bool> resident_;   // storage resident (by base id)
-  std::vector<bool> made_;       // an alias's producer has run
-  std::vector<bool> host_copy_;  // by base id
-  std::vector<bool> computed_;   // by node id
-  std::uint64_t in_use_ = 0;
-  std::uint64_t peak_ = 0;
+  ir::MemoryTracker memory_;             // storage, by base id
+  std::vector<bool> made_;               // an alias's producer has run
+  std::vector<bool> host_copy_;          // by base id
+  std::vector<bool> computed_;           // by node id
+  std::vector<ir::TensorId> allocated_;  // apply()'s answer
 };
 
 // Where alias_of is broken (out of range, self, cycle) as one line; empty

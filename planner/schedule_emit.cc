@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "ir/memory_tracker.h"
+
 namespace memplan::planner::detail {
 namespace {
 
@@ -16,28 +18,22 @@ double estimate_transfer(std::uint64_t bytes, double bytes_per_s) {
   return bytes_per_s > 0 ? static_cast<double>(bytes) / bytes_per_s : 0.0;
 }
 
-bool exceeds(std::uint64_t in_use, std::uint64_t more, std::uint64_t budget) {
-  return in_use > budget || more > budget - in_use;
-}
-
 class Emitter {
  public:
   Emitter(const ir::Graph& graph, const ir::NodeCosts& costs, const ReloadPlan& plan,
           const EmitOptions& options)
-      : graph_(graph), costs_(costs), plan_(plan), options_(options) {
+      : graph_(graph),
+        costs_(costs),
+        plan_(plan),
+        options_(options),
+        memory_(ir::MemoryTracker::at_start(graph)) {
     const std::size_t n = graph.tensors().size();
-    resident_.assign(n, 0);
     open_.assign(n, 0);
     pending_.assign(n, 0);
     rem_.assign(n, 0);
     next_seg_.assign(n, 0);
     last_free_.assign(n, -1);
     swap_out_end_.assign(n, 0.0);
-    for (ir::TensorId t = 0; t < n; ++t) {
-      if (!graph.tensor(t).initially_resident()) continue;
-      resident_[t] = 1;
-      in_use_ += graph.tensor(t).bytes;
-    }
   }
 
   Skeleton run() {
@@ -54,9 +50,10 @@ class Emitter {
       deferred_.pop();
       if (pending_[t]) free_now(t);
     }
-    out_.level.push_back(in_use_);
+    out_.level.push_back(memory_.bytes_in_use());
     out_.clock.push_back(now_);
     out_.computes.push_back(computes_);
+    if (std::string why = memory_.check(); !why.empty()) bug(why);
     return std::move(out_);
   }
 
@@ -70,7 +67,7 @@ class Emitter {
 
   // Records the slot before the step, then the step itself.
   void push(StepOp op, std::uint32_t id) {
-    out_.level.push_back(in_use_);
+    out_.level.push_back(memory_.bytes_in_use());
     out_.clock.push_back(now_);
     out_.computes.push_back(computes_);
     out_.steps.push_back({op, id});
@@ -138,8 +135,7 @@ class Emitter {
     now_ = std::max(now_, swap_out_end_[t]);
     last_free_[t] = static_cast<std::int64_t>(out_.steps.size());
     push(StepOp::kFree, t);
-    resident_[t] = 0;
-    in_use_ -= bytes(t);
+    memory_.release(t);
   }
 
   // Frees in ascending id (as the baseline does); a swapped tensor whose
@@ -164,7 +160,7 @@ class Emitter {
 
   // Issues deferred frees, earliest copy first, until `more` bytes fit.
   void make_room(std::uint64_t more) {
-    while (!deferred_.empty() && exceeds(in_use_, more, options_.budget_bytes)) {
+    while (!deferred_.empty() && !memory_.fits(more, options_.budget_bytes)) {
       const ir::TensorId t = deferred_.top().second;
       deferred_.pop();
       if (pending_[t]) free_now(t);
@@ -176,7 +172,7 @@ class Emitter {
     std::sort(inputs_.begin(), inputs_.end());
     inputs_.erase(std::unique(inputs_.begin(), inputs_.end()), inputs_.end());
     for (ir::TensorId t : inputs_)
-      if (!resident_[t])
+      if (!memory_.resident(t))
         bug("input '" + graph_.tensor(t).name + "' of '" + graph_.node(n).name + "' not resident");
     return inputs_;
   }
@@ -191,13 +187,12 @@ class Emitter {
       open_segment(t);
       return;
     }
-    if (resident_[t]) bug("reload of resident '" + graph_.tensor(t).name + "'");
+    if (memory_.resident(t)) bug("reload of resident '" + graph_.tensor(t).name + "'");
     if (plan_.tensors[t].reload == Decision::kSwap) {
       make_room(bytes(t));
       const auto slot = static_cast<std::uint32_t>(out_.steps.size());
       out_.swap_ins.push_back({t, slot, static_cast<std::uint32_t>(last_free_[t] + 1)});
-      resident_[t] = 1;
-      in_use_ += bytes(t);
+      memory_.allocate(t);
       open_segment(t);
     } else {
       recompute(graph_.tensor(t).producer, turn);
@@ -208,16 +203,14 @@ class Emitter {
     const ir::Node& node = graph_.node(n);
     std::uint64_t more = 0;
     for (ir::TensorId out : node.outputs)
-      if (!resident_[out]) more += bytes(out);
+      if (!memory_.resident(out)) more += bytes(out);
     make_room(more);
     const auto& inputs = distinct_inputs(n);
     push(StepOp::kRecompute, n);
     ++computes_;
     now_ += seconds(n);
     for (ir::TensorId out : node.outputs) {
-      if (resident_[out]) continue;
-      resident_[out] = 1;
-      in_use_ += bytes(out);
+      if (!memory_.allocate(out)) continue;
       // An output nobody reloads in this turn was made only because a
       // recompute makes all its outputs: release it at once.
       if (reload_due(out, turn)) {
@@ -240,9 +233,7 @@ class Emitter {
     ++computes_;
     now_ += seconds(n);
     for (ir::TensorId out : node.outputs) {
-      if (resident_[out]) bug("output '" + graph_.tensor(out).name + "' made twice");
-      resident_[out] = 1;
-      in_use_ += bytes(out);
+      if (!memory_.allocate(out)) bug("output '" + graph_.tensor(out).name + "' made twice");
       if (!plan_.tensors[out].pinned) open_segment(out);
     }
     for (ir::TensorId out : node.outputs) {
@@ -267,14 +258,14 @@ class Emitter {
   const ReloadPlan& plan_;
   const EmitOptions& options_;
   Skeleton out_;
-  std::vector<char> resident_, open_, pending_;
+  ir::MemoryTracker memory_;
+  std::vector<char> open_, pending_;
   std::vector<std::uint32_t> rem_, next_seg_;
   std::vector<std::int64_t> last_free_;
   std::vector<double> swap_out_end_;
   using Deferred = std::pair<double, ir::TensorId>;
   std::priority_queue<Deferred, std::vector<Deferred>, std::greater<>> deferred_;
   std::vector<ir::TensorId> inputs_, closing_;
-  std::uint64_t in_use_ = 0;
   double now_ = 0;
   double d2h_end_ = 0;
   std::uint32_t computes_ = 0;

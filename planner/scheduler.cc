@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "ir/memory_tracker.h"
 #include "planner/nested_remake.h"
 #include "planner/prefetch.h"
 #include "planner/reload_plan.h"
@@ -25,21 +26,20 @@ std::string describe(const ir::Graph& graph, const Step& step) {
 std::string diagnose(const ir::Graph& graph, const ScheduleResult& r, std::uint64_t budget,
                      const std::vector<Decision>& applied) {
   const auto& tensors = graph.tensors();
-  std::vector<char> resident(tensors.size(), 0);
-  for (ir::TensorId t = 0; t < tensors.size(); ++t) resident[t] = tensors[t].initially_resident();
+  ir::MemoryTracker memory = ir::MemoryTracker::at_start(graph);
   std::string where = "the initial state";
   for (std::int64_t i = 0; i <= r.worst_step; ++i) {
     const Step& s = r.schedule[static_cast<std::size_t>(i)];
     switch (s.op) {
       case StepOp::kCompute:
       case StepOp::kRecompute:
-        for (ir::TensorId out : graph.node(s.id).outputs) resident[out] = 1;
+        for (ir::TensorId out : graph.node(s.id).outputs) memory.allocate(out);
         break;
       case StepOp::kSwapIn:
-        resident[s.id] = 1;
+        memory.allocate(s.id);
         break;
       case StepOp::kFree:
-        resident[s.id] = 0;
+        memory.release(s.id);
         break;
       case StepOp::kSwapOut:
         break;
@@ -49,9 +49,7 @@ std::string diagnose(const ir::Graph& graph, const ScheduleResult& r, std::uint6
     where = "step " + std::to_string(r.worst_step) + " (" +
             describe(graph, r.schedule[static_cast<std::size_t>(r.worst_step)]) + ")";
   }
-  std::vector<ir::TensorId> held;
-  for (ir::TensorId t = 0; t < tensors.size(); ++t)
-    if (resident[t]) held.push_back(t);
+  std::vector<ir::TensorId> held = memory.resident_tensors();
   const std::size_t shown = std::min<std::size_t>(3, held.size());
   std::partial_sort(held.begin(), held.begin() + static_cast<std::ptrdiff_t>(shown), held.end(),
                     [&](ir::TensorId a, ir::TensorId b) {

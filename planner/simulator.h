@@ -27,7 +27,7 @@ struct SimResult {
   // Time each stream sat waiting on a dependency (start minus the end of
   // the previous step on the same stream), summed.
   std::array<double, 3> stall_seconds{};
-  std::uint64_t peak_bytes = 0;   // over the initial state and every step
+  std::uint64_t peak_bytes = 0;  // over the initial state and every step
 };
 
 // Uses plan.node_seconds, plan.tensor_bytes and plan.device's bandwidths.

@@ -29,7 +29,6 @@ class Builder {
         layout_(layout),
         residency_(graph, plan),
         location_(graph.tensors().size()),
-        resident_(graph.tensors().size(), false),
         made_(graph.tensors().size()),
         swapped_out_(graph.tensors().size()),
         host_slot_(graph.tensors().size()) {
@@ -55,10 +54,12 @@ class Builder {
   TensorRange range(ir::TensorId t) const {
     return {*location_[t], bytes_of(t), pattern_seed(graph_.tensor(t).name), 0};
   }
-  void place(const planner::Allocation& a) {
-    location_[a.tensor] = a.offset;
-    resident_[a.tensor] = true;
+  // Whether base tensor t holds device memory now: resident (as Residency
+  // says before it applies the current step) at a place the layout gave.
+  bool placed(ir::TensorId t) const {
+    return residency_.storage_resident(t) && location_[t].has_value();
   }
+  void place(const planner::Allocation& a) { location_[a.tensor] = a.offset; }
   TensorRange read(ir::TensorId t, std::int64_t step) {
     TensorRange r = range(t);
     r.check = out_.program.check_count++;
@@ -180,15 +181,15 @@ class Builder {
     op.step = i;
     if (swapped_out_[t]) op.waits.push_back(*swapped_out_[t]);
     if (made_[t]) op.waits.push_back(*made_[t]);  // see build_program's comment
-    if (resident_[t] && bytes_of(t) > 0) op.writes.push_back(range(t));
-    resident_[t] = false;
+    if (placed(t) && bytes_of(t) > 0) op.writes.push_back(range(t));
     last_free_ = push(Stream::kCompute, std::move(op));
   }
 
   void finish() {
     const auto end = static_cast<std::int64_t>(plan_.schedule.size());
     for (ir::TensorId t = 0; t < graph_.tensors().size(); ++t) {
-      if (resident_[t] && bytes_of(t) > 0) out_.program.final_reads.push_back(read(t, end));
+      if (!residency_.is_alias(t) && placed(t) && bytes_of(t) > 0)
+        out_.program.final_reads.push_back(read(t, end));
       const ir::Tensor& tensor = graph_.tensor(t);
       if (tensor.is_graph_output && !residency_.resident(t))
         out_.static_errors.push_back("end: graph output '" + tensor.name + "' is not resident");
@@ -205,9 +206,8 @@ class Builder {
   const planner::MemoryLayout& layout_;
   planner::Residency residency_;                        // aliases, and the end state
   std::vector<std::optional<std::uint64_t>> location_;  // last offset of each base tensor
-  std::vector<bool> resident_;
-  std::vector<std::optional<Wait>> made_;         // op that last made it resident
-  std::vector<std::optional<Wait>> swapped_out_;  // its latest swap_out
+  std::vector<std::optional<Wait>> made_;               // op that last made it resident
+  std::vector<std::optional<Wait>> swapped_out_;        // its latest swap_out
   std::vector<std::optional<std::uint64_t>> host_slot_;
   std::optional<Wait> last_free_;
   std::array<std::vector<std::uint32_t>, kStreamCount> awaited_;

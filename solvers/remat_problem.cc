@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "ir/memory_tracker.h"
 #include "util/errors.h"
 
 namespace memplan::solvers {
@@ -80,27 +81,26 @@ RematReplay replay(const RematProblem& problem, std::span<const std::size_t> run
       return out;
     }
   const auto free_after = eager_frees(problem, runs);
-  std::vector<char> resident(n, 0), ran(n, 0);
-  std::uint64_t in_use = problem.base_bytes;
-  out.peak_bytes = in_use;
+  std::vector<std::uint64_t> bytes;
+  bytes.reserve(n);
+  for (const RematNode& node : problem.nodes) bytes.push_back(node.bytes);
+  ir::MemoryTracker memory(std::move(bytes));  // over base_bytes, always resident
+  std::vector<char> ran(n, 0);
   for (std::size_t p = 0; p < runs.size(); ++p) {
     const std::size_t v = runs[p];
     const RematNode& node = problem.nodes[v];
     for (std::size_t u : node.inputs)
-      if (!resident[u]) {
+      if (!memory.resident(u)) {
         out.error = "run " + std::to_string(p) + " (node " + std::to_string(v) + ") reads node " +
                     std::to_string(u) + ", not resident";
         return out;
       }
-    if (!resident[v]) in_use += node.bytes;
-    resident[v] = ran[v] = 1;
-    out.peak_bytes = std::max(out.peak_bytes, in_use);
+    memory.allocate(v);
+    ran[v] = 1;
     out.seconds += node.seconds;
-    for (std::size_t u : free_after[p]) {
-      in_use -= problem.nodes[u].bytes;
-      resident[u] = 0;
-    }
+    for (std::size_t u : free_after[p]) memory.release(u);
   }
+  out.peak_bytes = problem.base_bytes + memory.peak_bytes();
   for (std::size_t v = 0; v < n; ++v)
     if (!ran[v]) {
       out.error = "node " + std::to_string(v) + " never runs";
