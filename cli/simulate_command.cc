@@ -18,12 +18,9 @@
 #include "cli/plan_file.h"
 #include "ir/baseline_memory.h"
 #include "ir/liveness.h"
-#include "planner/baseline_plan.h"
 #include "planner/plan_json.h"
-#include "planner/plan_search.h"
-#include "planner/plan_validator.h"
-#include "planner/scheduler.h"
 #include "planner/simulator.h"
+#include "planner/what_if.h"
 #include "report/chrome_trace.h"
 #include "report/memory_plot_svg.h"
 #include "util/errors.h"
@@ -46,14 +43,7 @@ struct SimulateOptions {
   bool json = false;
 };
 
-// What was simulated, whichever way it came in.
-struct WhatIf {
-  planner::Plan plan;
-  planner::SimResult sim;
-  bool fits = true;
-  std::string diagnosis;               // why it does not fit
-  std::vector<std::string> fell_back;  // asked swap/recompute, applied keep
-};
+using planner::WhatIf;
 
 // {"swap": [names], "recompute": [names]} and/or {"decisions": {name:
 // "swap"|"recompute"|"keep"}}, by TensorId; everything unnamed is kept.
@@ -109,22 +99,6 @@ std::vector<planner::Decision> read_decisions(const ir::Graph& graph, const std:
   return out;
 }
 
-// The first step over the budget, in the words of the validator.
-std::string over_budget(const ir::Graph& graph, const planner::Plan& plan,
-                        const planner::SimResult& sim, std::uint64_t budget) {
-  for (std::size_t i = 0; i < sim.steps.size(); ++i) {
-    if (sim.steps[i].bytes_in_use_after <= budget) continue;
-    const planner::Step& s = plan.schedule[i];
-    std::string what = s.on_node() ? graph.node(s.id).name : graph.tensor(s.id).name;
-    return "peak " + util::human_bytes(sim.peak_bytes) + " is over the budget " +
-           util::human_bytes(budget) + " by " + util::human_bytes(sim.peak_bytes - budget) +
-           "; first over at step " + std::to_string(i) + " (" +
-           std::string(planner::to_string(s.op)) + " '" + what + "')";
-  }
-  return "the resident graph inputs and initializers alone are over the budget " +
-         util::human_bytes(budget);
-}
-
 WhatIf from_decisions(const SimulateOptions& o, const ModelInputs& in, std::uint64_t budget) {
   const ir::Graph& graph = in.model.graph;
   std::vector<planner::Decision> requested;
@@ -137,61 +111,21 @@ WhatIf from_decisions(const SimulateOptions& o, const ModelInputs& in, std::uint
   } else {
     requested = read_decisions(graph, o.decisions);
   }
-  // Scheduled as `plan` schedules: in the planning order, so a plan's own
-  // decisions reproduce its schedule.
-  planner::ScheduledDecisions sched =
-      planner::schedule_decisions(graph, in.costs, requested, budget);
-
-  WhatIf w;
-  planner::Plan& p = w.plan;
-  p = std::move(sched.plan);
-  p.model_path = in.model.path;
-  p.model_sha256 = in.model.sha256;
-  p.solver = {"what-if", "heuristic", 0, std::nullopt, 0};
-  for (ir::TensorId t = 0; t < graph.tensors().size(); ++t)
-    if (requested[t] != planner::Decision::kKeep && p.decisions[t] == planner::Decision::kKeep)
-      w.fell_back.push_back(graph.tensor(t).name);
-
-  // The simulator trusts its schedule; check the scheduler's against every
-  // rule but the budget, which is reported below instead.
-  planner::Plan unlimited = p;
-  unlimited.budget_bytes = UINT64_MAX;
-  planner::fill_predicted(graph, unlimited);
-  if (planner::Validation v = planner::validate(graph, unlimited); !v.valid)
-    throw InvalidPlanError("the scheduler made an invalid schedule for " + o.decisions + ": " +
-                           v.message);
-  w.sim = planner::simulate(graph, p);
-  w.fits = sched.fits && w.sim.peak_bytes <= budget;
-  if (!w.fits)
-    w.diagnosis = sched.diagnosis.empty() ? over_budget(graph, p, w.sim, budget) : sched.diagnosis;
-  return w;
+  return planner::what_if_decisions(graph, in.costs, requested, budget,
+                                    {in.model.path, in.model.sha256, o.decisions});
 }
 
 WhatIf from_plan(const SimulateOptions& o, const ModelInputs& in, const nlohmann::json& doc,
                  std::optional<std::uint64_t> budget) {
   const ir::Graph& graph = in.model.graph;
-  WhatIf w;
   if (std::string why = optimizer_mismatch(doc, in.model); !why.empty())
     throw InvalidPlanError(o.plan + ": " + why);
-  w.plan = planner::plan_from_json(graph, doc, o.plan);
-  if (w.plan.model_sha256 != in.model.sha256)
-    print_warnings({o.plan + ": made for another model file (sha256 " + w.plan.model_sha256 + ", " +
+  planner::Plan plan = planner::plan_from_json(graph, doc, o.plan);
+  if (plan.model_sha256 != in.model.sha256)
+    print_warnings({o.plan + ": made for another model file (sha256 " + plan.model_sha256 + ", " +
                     o.model.model + " has " + in.model.sha256 +
                     "); simulating it by node and tensor names"});
-  // A what-if may edit a plan's schedule by hand, so its predicted numbers
-  // and budget are not held against it; every schedule rule still is.
-  planner::Plan check = w.plan;
-  check.budget_bytes = UINT64_MAX;
-  // An edited schedule makes other allocations than the layout describes.
-  check.memory_layout.reset();
-  planner::fill_predicted(graph, check);
-  if (planner::Validation v = planner::validate(graph, check); !v.valid)
-    throw InvalidPlanError(o.plan + ": invalid: " + v.message);
-  if (budget) w.plan.budget_bytes = *budget;
-  w.sim = planner::simulate(graph, w.plan);
-  w.fits = w.sim.peak_bytes <= w.plan.budget_bytes;
-  if (!w.fits) w.diagnosis = over_budget(graph, w.plan, w.sim, w.plan.budget_bytes);
-  return w;
+  return planner::what_if_plan(graph, std::move(plan), budget, o.plan);
 }
 
 double percent_change(double value, double base) {

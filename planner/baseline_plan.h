@@ -9,6 +9,7 @@
 #include "ir/costs.h"
 #include "ir/graph.h"
 #include "planner/plan.h"
+#include "planner/plan_assembly.h"  // fill_predicted, for the callers of both
 
 namespace memplan::planner {
 
@@ -29,9 +30,5 @@ std::vector<Step> baseline_schedule(const ir::Graph& graph);
 // from `costs`, solver "baseline" / "heuristic", predicted filled in.
 Plan baseline_plan(const ir::Graph& graph, const ir::NodeCosts& costs,
                    const BaselinePlanOptions& options = {});
-
-// Fills plan.predicted: peak and timing from simulate(), the baseline's peak
-// from ir::baseline_memory and its iteration as the sum of node_seconds.
-void fill_predicted(const ir::Graph& graph, Plan& plan);
 
 }  // namespace memplan::planner

@@ -9,6 +9,7 @@
 #include "planner/checkpoint_spacing.h"
 #include "planner/dtr_evictor.h"
 #include "planner/feasibility_fallback.h"
+#include "planner/plan_assembly.h"
 #include "planner/plan_validator.h"
 #include "planner/planning_order.h"
 #include "planner/simulator.h"
@@ -34,25 +35,13 @@ struct Attempt {
 Plan assemble(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
               const ScheduleResult& sched, const solvers::Solution& sol,
               std::string_view solver_name) {
-  Plan plan;
-  plan.model_path = req.model_path;
-  plan.model_sha256 = req.model_sha256;
-  plan.dims = g.dims;
-  plan.device = costs.device;
-  plan.budget_bytes = req.budget_bytes;
-  plan.solver.name = std::string(solver_name);
-  plan.solver.status = sol.status == "infeasible" ? "heuristic" : sol.status;
-  plan.solver.objective_seconds = sol.objective_seconds;
-  plan.solver.bound_seconds = sol.bound_seconds;
-  plan.solver.solve_seconds = sol.solve_seconds;
-  plan.node_seconds = costs.seconds;
-  plan.tensor_bytes.reserve(g.tensors().size());
-  for (const auto& t : g.tensors()) plan.tensor_bytes.push_back(t.bytes);
-  plan.decisions = sched.applied;
-  plan.decisions.resize(g.tensors().size(), Decision::kKeep);
-  plan.schedule = sched.schedule;
-  fill_predicted(g, plan);
-  return plan;
+  PlanHeader header{req.model_path, req.model_sha256, req.budget_bytes, {}};
+  header.solver.name = std::string(solver_name);
+  header.solver.status = sol.status == "infeasible" ? "heuristic" : sol.status;
+  header.solver.objective_seconds = sol.objective_seconds;
+  header.solver.bound_seconds = sol.bound_seconds;
+  header.solver.solve_seconds = sol.solve_seconds;
+  return assemble_plan(g, costs, std::move(header), sched.schedule, sched.applied);
 }
 
 // A plan made on the planning graph, restated for the graph as given:
@@ -92,12 +81,7 @@ Attempt run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReq
 
 // The simulated iteration time of a schedule.
 double simulate_schedule(const ir::Graph& g, const ir::NodeCosts& costs, const ScheduleResult& s) {
-  Plan trial;
-  trial.node_seconds = costs.seconds;
-  trial.device = costs.device;
-  for (const auto& t : g.tensors()) trial.tensor_bytes.push_back(t.bytes);
-  trial.schedule = s.schedule;
-  return simulate(g, trial).iteration_seconds;
+  return simulate(g, timing_plan(g, costs, s.schedule)).iteration_seconds;
 }
 
 using Simulator = std::function<std::optional<double>(const std::vector<Decision>&)>;

@@ -154,7 +154,7 @@ void check_properties(const ir::Graph& g, const ir::NodeCosts& costs,
     EXPECT_EQ(r.over_budget_bytes, 0u);
   }
   // worst_step is the first state at the peak.
-  const SimResult sim = simulate(g, sched_test::timing_plan(g, costs, r.schedule));
+  const SimResult sim = simulate(g, timing_plan(g, costs, r.schedule));
   std::int64_t first_peak = -1;
   std::uint64_t initial = 0;
   for (const ir::Tensor& t : g.tensors())
@@ -308,7 +308,7 @@ TEST(SchedulerProperty, QueuedCopiesArePrefetchedEarlyEnough) {
   o.prefetch_window = 2;
   const ScheduleResult r = make_schedule(g, costs, d, o);
   check_properties(g, costs, d, o, r, "ladder");
-  const SimResult sim = simulate(g, sched_test::timing_plan(g, costs, r.schedule));
+  const SimResult sim = simulate(g, timing_plan(g, costs, r.schedule));
   EXPECT_EQ(sim.stall_seconds[0], 0.0);
   EXPECT_DOUBLE_EQ(sim.iteration_seconds, costs.total_seconds());
 }

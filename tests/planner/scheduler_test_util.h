@@ -21,6 +21,7 @@
 #include "ir/onnx_loader.h"
 #include "planner/baseline_plan.h"
 #include "planner/plan.h"
+#include "planner/plan_assembly.h"
 #include "planner/plan_validator.h"
 #include "planner/scheduler.h"
 #include "support/model_builder.h"
@@ -129,28 +130,11 @@ inline std::string replay(const ir::Graph& g, const std::vector<Step>& schedule,
 // and the costs' times, `predicted` filled in from the rules. A schedule
 // that does not fit states its own peak as the budget, so validate() still
 // checks every other rule.
-// Just what simulate() reads: the schedule, sizes and times.
-inline Plan timing_plan(const ir::Graph& g, const ir::NodeCosts& costs,
-                        std::vector<Step> schedule) {
-  Plan plan;
-  plan.device = costs.device;
-  plan.node_seconds = costs.seconds;
-  for (const ir::Tensor& t : g.tensors()) plan.tensor_bytes.push_back(t.bytes);
-  plan.schedule = std::move(schedule);
-  return plan;
-}
-
 inline Plan whole_plan(const ir::Graph& g, const ir::NodeCosts& costs, std::vector<Step> schedule,
                        std::vector<Decision> decisions, bool fits, std::uint64_t peak_bytes,
                        std::uint64_t budget) {
-  Plan plan = timing_plan(g, costs, std::move(schedule));
-  plan.model_path = "test.onnx";
-  plan.model_sha256 = std::string(64, '0');
-  plan.dims = g.dims;
-  plan.budget_bytes = fits ? budget : peak_bytes;
-  plan.decisions = std::move(decisions);
-  fill_predicted(g, plan);
-  return plan;
+  PlanHeader header{"test.onnx", std::string(64, '0'), fits ? budget : peak_bytes, {}};
+  return assemble_plan(g, costs, std::move(header), std::move(schedule), std::move(decisions));
 }
 
 // The scheduler's result as a whole plan, checked by planner::validate.
