@@ -147,7 +147,8 @@ WhatIf from_decisions(const SimulateOptions& o, const ModelInputs& in, std::uint
   p = std::move(sched.plan);
   p.model_path = in.model.path;
   p.model_sha256 = in.model.sha256;
-  p.solver = {"what-if", "heuristic", 0, std::nullopt, 0};
+  p.solver = {"what-if", std::string(to_string(solvers::SolveStatus::kHeuristic)), 0, std::nullopt,
+              0};
   for (ir::TensorId t = 0; t < graph.tensors().size(); ++t)
     if (requested[t] != planner::Decision::kKeep && p.decisions[t] == planner::Decision::kKeep)
       w.fell_back.push_back(graph.tensor(t).name);

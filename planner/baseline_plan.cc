@@ -50,7 +50,7 @@ Plan baseline_plan(const ir::Graph& graph, const ir::NodeCosts& costs,
   plan.schedule = baseline_schedule(graph);
   fill_predicted(graph, plan);
   plan.solver.name = "baseline";
-  plan.solver.status = "heuristic";
+  plan.solver.status = to_string(solvers::SolveStatus::kHeuristic);
   plan.solver.objective_seconds = plan.predicted.iteration_seconds;
   plan.solver.solve_seconds = 0;  // nothing is solved; a fixed 0 keeps files reproducible
   return plan;

@@ -11,6 +11,7 @@
 #include "ir/graph.h"
 #include "planner/memory_layout.h"
 #include "solvers/decision.h"
+#include "solvers/solve_status.h"
 
 namespace memplan::planner {
 
@@ -34,7 +35,9 @@ struct Step {
 
 struct SolverInfo {
   std::string name;
-  std::string status;  // optimal, feasible, time_limit, heuristic
+  // to_string(SolveStatus), any but infeasible. A string: a plan read back
+  // holds what its file says.
+  std::string status;
   double objective_seconds = 0;
   std::optional<double> bound_seconds;  // a proven lower bound
   double solve_seconds = 0;
@@ -57,9 +60,9 @@ struct Plan {
   ir::DeviceSpec device;
   std::uint64_t budget_bytes = 0;
   SolverInfo solver;
-  std::vector<double> node_seconds;      // by NodeId
+  std::vector<double> node_seconds;         // by NodeId
   std::vector<std::uint64_t> tensor_bytes;  // by TensorId, as the plan states them
-  std::vector<Decision> decisions;       // by TensorId
+  std::vector<Decision> decisions;          // by TensorId
   // By TensorId: the tensor whose storage this one shares (`alias_of` in
   // tensors[]), or ir::kNoTensor. Empty when the plan declares no aliases.
   std::vector<ir::TensorId> alias_of;

@@ -41,7 +41,9 @@ Plan assemble(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest&
   plan.device = costs.device;
   plan.budget_bytes = req.budget_bytes;
   plan.solver.name = std::string(solver_name);
-  plan.solver.status = sol.status == "infeasible" ? "heuristic" : sol.status;
+  plan.solver.status =
+      to_string(sol.status == solvers::SolveStatus::kInfeasible ? solvers::SolveStatus::kHeuristic
+                                                                : sol.status);
   plan.solver.objective_seconds = sol.objective_seconds;
   plan.solver.bound_seconds = sol.bound_seconds;
   plan.solver.solve_seconds = sol.solve_seconds;
@@ -83,7 +85,8 @@ void adopt(Attempt& best, ScheduleResult schedule, std::vector<Decision> choice,
   best.schedule = std::move(schedule);
   best.solution.choice = std::move(choice);
   best.solution.objective_seconds = objective;  // the model's, for the plan handed out
-  if (best.solution.status == "infeasible") best.solution.status = "heuristic";
+  if (best.solution.status == solvers::SolveStatus::kInfeasible)
+    best.solution.status = solvers::SolveStatus::kHeuristic;
   best.solution.note += (best.solution.note.empty() ? "" : "; ") + how;
 }
 
@@ -243,7 +246,8 @@ Attempt tightening_rounds(const ir::Graph& g, const ir::NodeCosts& costs, const 
                         (a.seconds && best.seconds && *a.seconds < *best.seconds) ||
                         (!a.schedule.fits && !best.schedule.fits &&
                          a.schedule.peak_bytes < best.schedule.peak_bytes);
-    const auto next = search.next(model_budget, a.solution.status != "infeasible", over);
+    const auto next =
+        search.next(model_budget, a.solution.status != solvers::SolveStatus::kInfeasible, over);
     if (better) {
       best = std::move(a);
       have = true;
@@ -279,7 +283,7 @@ Attempt solve_problem(const ir::Graph& g, const ir::NodeCosts& costs, const Plan
       {false, "chain holds left out of the model"}};
   for (const auto& [rebuilt, how] : variants) {
     if (problem.holds.empty() || (best.schedule.fits && best.schedule.unnested_over_bytes == 0 &&
-                                  best.solution.status != "infeasible"))
+                                  best.solution.status != solvers::SolveStatus::kInfeasible))
       break;
     // Cbc on priced holds has aborted in a Clp assertion (lowerValue <=
     // upperValue; resnet_tiny, recompute-only ILP at 50 %): the heuristic
@@ -394,7 +398,8 @@ std::string keep_the_fastest_plan(const ir::Graph& g, const ir::NodeCosts& costs
     if (keep_if_faster(ilp, std::move(a), "the " + name + " plan", req)) used = name;
   }
   ilp.plan.solver.bound_seconds = bound;
-  ilp.plan.solver.status = used == "ilp" ? status : "feasible";
+  ilp.plan.solver.status =
+      used == "ilp" ? status : std::string(to_string(solvers::SolveStatus::kFeasible));
   return used;
 }
 
@@ -424,7 +429,8 @@ Attempt run_auto(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReque
     Attempt r = run_solver(g, costs, req, *solvers::make_solver("recompute-ilp"), so);
     if (keep_if_faster(x, std::move(r), "the recompute-ilp plan", req)) {
       used = "recompute-ilp";
-      x.plan.solver.status = "feasible";  // optimal, if so, for the restricted model only
+      // Optimal, if so, for the restricted model only.
+      x.plan.solver.status = to_string(solvers::SolveStatus::kFeasible);
       x.plan.solver.bound_seconds.reset();
     }
   }
@@ -449,7 +455,7 @@ ScheduledDecisions schedule_decisions(const ir::Graph& graph, const ir::NodeCost
   PlanRequest req;
   req.budget_bytes = budget_bytes;
   solvers::Solution none;
-  none.status = "heuristic";
+  none.status = solvers::SolveStatus::kHeuristic;
   ScheduledDecisions out;
   out.fits = sched.fits;
   out.diagnosis = sched.diagnosis;
@@ -496,7 +502,7 @@ PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& graph_costs
   if (req.solver == "dtr") {
     DtrResult d = dtr_schedule(g, costs, req.budget_bytes);
     solvers::Solution sol;
-    sol.status = "heuristic";
+    sol.status = solvers::SolveStatus::kHeuristic;
     sol.solve_seconds = d.solve_seconds;
     ScheduleResult sr;
     sr.schedule = std::move(d.schedule);

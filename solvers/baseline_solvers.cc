@@ -17,7 +17,7 @@ Solution finish(const Problem& p, std::vector<Decision> choice, Clock::time_poin
   s.choice = std::move(choice);
   ModelEval e = evaluate(p, s.choice);
   s.objective_seconds = e.overhead_seconds;
-  s.status = e.fits ? "heuristic" : "infeasible";
+  s.status = e.fits ? SolveStatus::kHeuristic : SolveStatus::kInfeasible;
   s.solve_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return s;
 }

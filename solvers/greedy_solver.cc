@@ -378,7 +378,7 @@ Solution GreedySolver::solve(const Problem& p, const SolverOptions& options) con
   if (options.simulate) keep_the_fastest_run(p, options, out);
   const ModelEval e = evaluate(p, out.choice);
   out.objective_seconds = replayed_objective(p, out.choice, e).seconds;
-  out.status = e.fits ? "heuristic" : "infeasible";
+  out.status = e.fits ? SolveStatus::kHeuristic : SolveStatus::kInfeasible;
   out.solve_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return out;
 }

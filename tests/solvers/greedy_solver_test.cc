@@ -23,7 +23,7 @@ TEST(GreedySolver, FitsWheneverEvictingEverythingFits) {
       continue;
     }
     Solution s = GreedySolver().solve(p, {});
-    EXPECT_EQ(s.status, "heuristic") << seed;
+    EXPECT_EQ(s.status, SolveStatus::kHeuristic) << seed;
     EXPECT_TRUE(evaluate(p, s.choice).fits) << seed;
     // The budget is under the baseline peak, so fitting took evictions.
     ASSERT_LT(p.budget_bytes, p.baseline_peak()) << seed;
