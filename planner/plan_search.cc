@@ -138,7 +138,7 @@ void rescue_unfit(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequ
           "the solver's plan did not fit; this one undoes evictions of the evict-all plan while it "
           "fits (" +
               std::to_string(f->schedules) + " schedules)");
-  if (!req.allow_recompute) return;
+  if (!req.evictions.recompute) return;
   SpacingOptions sp;
   sp.interrupted = req.interrupted;
   auto seconds = [&](const ScheduleResult& s) { return simulate_schedule(g, costs, s); };
@@ -310,12 +310,11 @@ Attempt solve_problem(const ir::Graph& g, const ir::NodeCosts& costs, const Plan
 Attempt run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
                    const solvers::Solver& solver, const solvers::SolverOptions& base_options) {
   solvers::ProblemOptions po;
-  po.allow_swap = req.allow_swap;
-  po.allow_recompute = req.allow_recompute;
+  po.evictions = req.evictions;
   po.offload_state = req.offload_state;
   solvers::Problem problem = solvers::build_problem(g, costs, req.budget_bytes, po);
   Attempt best = solve_problem(g, costs, req, solver, base_options, problem);
-  if (solver.name() == "greedy" && req.allow_recompute && solvers::has_dropout_chains(g) &&
+  if (solver.name() == "greedy" && req.evictions.recompute && solvers::has_dropout_chains(g) &&
       problem.candidates.size() <= solvers::GreedySolver::kAlternativesMaxCandidates) {
     po.remake_dropouts_in_chains = false;
     solvers::Problem plain = solvers::build_problem(g, costs, req.budget_bytes, po);
@@ -364,7 +363,7 @@ bool keep_if_faster(Attempt& mine, Attempt other, const std::string& what, const
 Attempt run_heuristic(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
                       const solvers::SolverOptions& so) {
   Attempt h = run_solver(g, costs, req, *solvers::make_solver("greedy"), so);
-  if (!req.allow_swap || !req.allow_recompute ||
+  if (!req.evictions.permits_both() ||
       g.tensors().size() > solvers::GreedySolver::kAlternativesMaxCandidates)
     return h;
   solvers::SolverOptions ro = so;
@@ -392,7 +391,7 @@ std::string keep_the_fastest_plan(const ir::Graph& g, const ir::NodeCosts& costs
   // The full limit for each: with less, the recompute-only ILP stopped short
   // of the plan `compare`'s own recompute-ilp run found (gpt2_medium h100 50 %).
   for (const std::string& name : others) {
-    if (name == "recompute-ilp" && (!req.allow_recompute || !req.allow_swap)) continue;
+    if (name == "recompute-ilp" && !req.evictions.permits_both()) continue;
     Attempt a = name == "greedy" ? run_heuristic(g, costs, req, oo)
                                  : run_solver(g, costs, req, *solvers::make_solver(name), oo);
     if (keep_if_faster(ilp, std::move(a), "the " + name + " plan", req)) used = name;
@@ -409,8 +408,7 @@ Attempt run_auto(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReque
                  const solvers::SolverOptions& so, std::string& used) {
   Attempt h = run_heuristic(g, costs, req, so);
   solvers::ProblemOptions po;
-  po.allow_swap = req.allow_swap;
-  po.allow_recompute = req.allow_recompute;
+  po.evictions = req.evictions;
   po.offload_state = req.offload_state;
   const solvers::Problem p = solvers::build_problem(g, costs, req.budget_bytes, po);
   solvers::SolverOptions io = so;
@@ -424,7 +422,7 @@ Attempt run_auto(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReque
     x = std::move(h);
     used = "greedy";
   }
-  if (req.allow_recompute && req.allow_swap) {
+  if (req.evictions.permits_both()) {
     // The full limit, as `compare`'s own recompute-ilp run gets.
     Attempt r = run_solver(g, costs, req, *solvers::make_solver("recompute-ilp"), so);
     if (keep_if_faster(x, std::move(r), "the recompute-ilp plan", req)) {
@@ -467,13 +465,12 @@ ScheduledDecisions schedule_decisions(const ir::Graph& graph, const ir::NodeCost
 }
 
 std::uint64_t smallest_reachable_peak(const ir::Graph& graph, const ir::NodeCosts& graph_costs,
-                                      bool allow_swap, bool allow_recompute, bool offload_state) {
+                                      solvers::Evictions evictions, bool offload_state) {
   const PlanningGraph pg = planning_graph(graph, graph_costs);
   const ir::Graph& g = pg.graph;
   const ir::NodeCosts& costs = pg.costs;
   solvers::ProblemOptions po;
-  po.allow_swap = allow_swap;
-  po.allow_recompute = allow_recompute;
+  po.evictions = evictions;
   po.offload_state = offload_state;
   solvers::Problem p = solvers::build_problem(g, costs, 0, po);
   // Evict every candidate, preferring recompute, then preferring swap (on

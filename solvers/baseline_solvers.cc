@@ -90,15 +90,8 @@ Solution AtpSolver::solve(const Problem& p, const SolverOptions&) const {
 
 Solution RestrictedSolver::solve(const Problem& p, const SolverOptions& options) const {
   Problem q = p;
-  for (auto& c : q.candidates) {
-    c.can_swap = c.can_swap && allow_swap_;
-    c.can_recompute = c.can_recompute && allow_recompute_;
-  }
   SolverOptions o = options;
-  if (o.warm_start.size() == q.candidates.size()) {
-    for (std::size_t i = 0; i < q.candidates.size(); ++i)
-      if (!allowed(q.candidates[i], o.warm_start[i])) o.warm_start[i] = Decision::kKeep;
-  }
+  restrict_evictions(q, evictions_, &o.warm_start);
   return inner_->solve(q, o);
 }
 

@@ -94,7 +94,7 @@ std::vector<bool> masks_held_for_recompute(const ir::Graph& g, const ir::NodeCos
                                            const ir::Liveness& live,
                                            const ProblemOptions& options) {
   std::vector<bool> held(g.tensors().size(), false);
-  if (!options.allow_recompute) return held;
+  if (!options.evictions.recompute) return held;
   for (const ir::Node& n : g.nodes()) {
     const ir::TensorId mask = n.dropout_mask();
     if (mask == ir::kNoTensor) continue;
@@ -263,8 +263,8 @@ Problem build_problem(const ir::Graph& g, const ir::NodeCosts& costs, std::uint6
     Candidate c;
     const bool state = options.offload_state && state_uses(g, t, options, c);
     if (!state && (held[t] || !activation_uses(g, t, options, c))) continue;
-    if (options.allow_swap && d2h > 0 && h2d > 0) set_swap_option(prefix, d2h, h2d, c);
-    if (options.allow_recompute && !state) {
+    if (options.evictions.swap && d2h > 0 && h2d > 0) set_swap_option(prefix, d2h, h2d, c);
+    if (options.evictions.recompute && !state) {
       chain.clear();
       const std::int64_t k = c.first_backward_use;
       double s =
@@ -281,7 +281,7 @@ Problem build_problem(const ir::Graph& g, const ir::NodeCosts& costs, std::uint6
     pr.candidates.push_back(std::move(c));
   }
   add_shared_steps(costs, run_by, pr);
-  if (options.allow_recompute) add_chain_holds(g, live, options, inner_masks, pr);
+  if (options.evictions.recompute) add_chain_holds(g, live, options, inner_masks, pr);
   return pr;
 }
 

@@ -41,7 +41,7 @@ Tally compare_with_optimum(const ir::Graph& g, const ir::NodeCosts& costs,
     const double optimum = best.seconds - top.compute_seconds();
     PlanRequest req;
     req.budget_bytes = budget;
-    req.allow_swap = false;
+    req.evictions = solvers::Evictions::recompute_only();
     req.time_limit_seconds = 5;
     const PlanOutcome out = search_plan(g, costs, req);
     if (!out.fits) {
