@@ -1,6 +1,7 @@
 #include "solvers/problem_builder.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "ir/baseline_memory.h"
 #include "ir/dtype.h"
@@ -62,14 +63,14 @@ void sort_unique(std::vector<ir::NodeId>& v) {
   v.erase(std::unique(v.begin(), v.end()), v.end());
 }
 
-// The time of a chain: each node once, as the scheduler runs it. -1 when
+// The time of a chain: each node once, as the scheduler runs it. None when
 // `t` cannot be recomputed at `at`.
-double chain_seconds(const ir::Graph& g, const ir::NodeCosts& costs, const ir::Liveness& live,
-                     ir::TensorId t, std::int64_t at, int depth,
-                     const std::vector<bool>* inner_masks,
-                     std::vector<ir::NodeId>* nodes_out = nullptr) {
+std::optional<double> chain_seconds(const ir::Graph& g, const ir::NodeCosts& costs,
+                                    const ir::Liveness& live, ir::TensorId t, std::int64_t at,
+                                    int depth, const std::vector<bool>* inner_masks,
+                                    std::vector<ir::NodeId>* nodes_out = nullptr) {
   std::vector<ir::NodeId> nodes;
-  if (!chain_nodes(g, live, t, at, depth, inner_masks, nodes)) return -1;
+  if (!chain_nodes(g, live, t, at, depth, inner_masks, nodes)) return std::nullopt;
   sort_unique(nodes);
   double total = 0;
   for (ir::NodeId n : nodes) total += costs.seconds[n];
@@ -101,7 +102,7 @@ std::vector<bool> masks_held_for_recompute(const ir::Graph& g, const ir::NodeCos
     // An output the backward never reads is remade only inside chains.
     const std::int64_t k = first_backward_reader(g, n.outputs[0]);
     if (k < 0 ||
-        chain_seconds(g, costs, live, n.outputs[0], k, options.max_recompute_chain, nullptr) >= 0)
+        chain_seconds(g, costs, live, n.outputs[0], k, options.max_recompute_chain, nullptr))
       held[mask] = true;
   }
   return held;
@@ -267,10 +268,10 @@ Problem build_problem(const ir::Graph& g, const ir::NodeCosts& costs, std::uint6
     if (options.evictions.recompute && !state) {
       chain.clear();
       const std::int64_t k = c.first_backward_use;
-      double s =
+      const std::optional<double> s =
           chain_seconds(g, costs, live, t, k, options.max_recompute_chain, inner_masks, &chain);
-      if (s >= 0) {
-        c.recompute_seconds = s;
+      if (s) {
+        c.recompute_seconds = *s;
         c.recompute_gap = Interval{c.last_forward_use + 1, k - 1};
         c.can_recompute = true;
       }
