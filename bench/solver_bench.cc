@@ -127,7 +127,7 @@ void bm_ilp(benchmark::State& state, const CaseSpec& spec) {
     benchmark::DoNotOptimize(s.choice.data());
   }
   size_counters(state, c);
-  state.counters["optimal"] = s.status == "optimal" ? 1 : 0;
+  state.counters["optimal"] = s.status == solvers::SolveStatus::kOptimal ? 1 : 0;
   double gap = 0;
   if (s.bound_seconds && s.objective_seconds > 0)
     gap = 100.0 * (s.objective_seconds - *s.bound_seconds) / s.objective_seconds;
@@ -135,7 +135,7 @@ void bm_ilp(benchmark::State& state, const CaseSpec& spec) {
   state.counters["overhead_model_pct"] = 100.0 * s.objective_seconds / c.problem.baseline_seconds;
   // The solver's own clock, coarsening and model loading included.
   state.counters["overshoot_s"] = s.solve_seconds - o.time_limit_seconds;
-  state.SetLabel(s.status);
+  state.SetLabel(std::string(to_string(s.status)));
 }
 
 // How far past its time limit the ILP returns (issue #8): one solve per
@@ -156,7 +156,7 @@ void bm_ilp_limit(benchmark::State& state, const CaseSpec& spec) {
   state.counters["limit_s"] = o.time_limit_seconds;
   state.counters["solve_s"] = s.solve_seconds;
   state.counters["overshoot_s"] = s.solve_seconds - o.time_limit_seconds;
-  state.SetLabel(s.status);
+  state.SetLabel(std::string(to_string(s.status)));
 }
 
 void bm_schedule(benchmark::State& state, const CaseSpec& spec) {

@@ -140,7 +140,7 @@ planner::PlanRequest make_request(const PlanArgs& a, const ModelInputs& in) {
   planner::PlanRequest req;
   req.budget_bytes = parse_budget(a.budget, baseline_peak);
   req.solver = a.solver;
-  parse_allow(a.allow, req.allow_swap, req.allow_recompute);
+  req.evictions = parse_allow(a.allow);
   req.offload_state = !a.keep_state;
   req.time_limit_seconds = a.time_limit;
   req.threads = a.threads;

@@ -33,20 +33,22 @@ std::uint64_t parse_budget(const std::string& text, std::uint64_t baseline_peak)
   return util::parse_bytes(text, "--budget");
 }
 
-void parse_allow(const std::string& text, bool& swap, bool& recompute) {
-  swap = recompute = false;
+solvers::Evictions parse_allow(const std::string& text) {
+  solvers::Evictions allowed{false, false};
   std::stringstream ss(text);
   std::string item;
   while (std::getline(ss, item, ',')) {
     if (item == "swap") {
-      swap = true;
+      allowed.swap = true;
     } else if (item == "recompute") {
-      recompute = true;
+      allowed.recompute = true;
     } else {
       throw UsageError("--allow: '" + item + "' is not swap or recompute");
     }
   }
-  if (!swap && !recompute) throw UsageError("--allow: name swap, recompute or both");
+  if (!allowed.swap && !allowed.recompute)
+    throw UsageError("--allow: name swap, recompute or both");
+  return allowed;
 }
 
 PlanOutputs parse_outputs(const std::string& text) {

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <string>
 
+#include "solvers/evictions.h"
+
 namespace memplan::cli {
 
 // "12GiB", "800MB", "4096" or "45%" (of the baseline peak).
@@ -10,7 +12,7 @@ std::uint64_t parse_budget(const std::string& text, std::uint64_t baseline_peak)
 // "10%" or "0.1" -> 0.10.
 double parse_fraction(const std::string& text, const std::string& what);
 // "swap,recompute", "swap", "recompute".
-void parse_allow(const std::string& text, bool& swap, bool& recompute);
+solvers::Evictions parse_allow(const std::string& text);
 
 // The files `memplan plan` writes (--outputs): a CI gate needs only
 // plan.json and the exit code, and the others cost most of the time.

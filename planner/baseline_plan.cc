@@ -30,7 +30,7 @@ Plan baseline_plan(const ir::Graph& graph, const ir::NodeCosts& costs,
                     {}};
   Plan plan = assemble_plan(graph, costs, std::move(header), baseline_schedule(graph), {});
   plan.solver.name = "baseline";
-  plan.solver.status = "heuristic";
+  plan.solver.status = to_string(solvers::SolveStatus::kHeuristic);
   plan.solver.objective_seconds = plan.predicted.iteration_seconds;
   plan.solver.solve_seconds = 0;  // nothing is solved; a fixed 0 keeps files reproducible
   return plan;

@@ -20,8 +20,8 @@ std::optional<PlanOutcome> floor_plan(const ir::Graph& graph, const ir::NodeCost
   // At the floor the fallback's evict-all plans decide; a long ILP search
   // would only slow the failure path that reports this figure.
   at_floor.time_limit_seconds = std::min(request.time_limit_seconds, kFloorTimeLimitSeconds);
-  at_floor.budget_bytes = smallest_reachable_peak(graph, costs, request.allow_swap,
-                                                  request.allow_recompute, request.offload_state);
+  at_floor.budget_bytes =
+      smallest_reachable_peak(graph, costs, request.evictions, request.offload_state);
   PlanOutcome out = search_plan(graph, costs, at_floor);
   if (!out.fits) return std::nullopt;
   out.plan.memory_layout = compute_memory_layout(graph, out.plan);
@@ -33,8 +33,8 @@ std::optional<PlanOutcome> floor_plan(const ir::Graph& graph, const ir::NodeCost
 std::uint64_t smallest_reachable_budget(const ir::Graph& graph, const ir::NodeCosts& costs,
                                         const PlanRequest& request) {
   std::optional<PlanOutcome> floor = floor_plan(graph, costs, request);
-  const std::uint64_t peak = smallest_reachable_peak(
-      graph, costs, request.allow_swap, request.allow_recompute, request.offload_state);
+  const std::uint64_t peak =
+      smallest_reachable_peak(graph, costs, request.evictions, request.offload_state);
   return floor ? std::max(peak, floor->plan.memory_layout->arena_bytes) : peak;
 }
 

@@ -11,6 +11,7 @@
 #include "ir/graph.h"
 #include "planner/memory_layout.h"
 #include "solvers/decision.h"
+#include "solvers/solve_status.h"
 
 namespace memplan::planner {
 
@@ -34,7 +35,9 @@ struct Step {
 
 struct SolverInfo {
   std::string name;
-  std::string status;  // optimal, feasible, time_limit, heuristic
+  // to_string(SolveStatus), any but infeasible. A string: a plan read back
+  // holds what its file says.
+  std::string status;
   double objective_seconds = 0;
   std::optional<double> bound_seconds;  // a proven lower bound
   double solve_seconds = 0;

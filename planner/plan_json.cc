@@ -49,7 +49,9 @@ using namespace plan_json_checks;
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-constexpr std::string_view kStatuses[] = {"optimal", "feasible", "time_limit", "heuristic"};
+constexpr std::string_view kStatuses[] = {
+    to_string(solvers::SolveStatus::kOptimal), to_string(solvers::SolveStatus::kFeasible),
+    to_string(solvers::SolveStatus::kTimeLimit), to_string(solvers::SolveStatus::kHeuristic)};
 
 // ---------------------------------------------------------------- writing
 

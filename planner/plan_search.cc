@@ -37,7 +37,9 @@ Plan assemble(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest&
               std::string_view solver_name) {
   PlanHeader header{req.model_path, req.model_sha256, req.budget_bytes, {}};
   header.solver.name = std::string(solver_name);
-  header.solver.status = sol.status == "infeasible" ? "heuristic" : sol.status;
+  header.solver.status =
+      to_string(sol.status == solvers::SolveStatus::kInfeasible ? solvers::SolveStatus::kHeuristic
+                                                                : sol.status);
   header.solver.objective_seconds = sol.objective_seconds;
   header.solver.bound_seconds = sol.bound_seconds;
   header.solver.solve_seconds = sol.solve_seconds;
@@ -72,7 +74,8 @@ void adopt(Attempt& best, ScheduleResult schedule, std::vector<Decision> choice,
   best.schedule = std::move(schedule);
   best.solution.choice = std::move(choice);
   best.solution.objective_seconds = objective;  // the model's, for the plan handed out
-  if (best.solution.status == "infeasible") best.solution.status = "heuristic";
+  if (best.solution.status == solvers::SolveStatus::kInfeasible)
+    best.solution.status = solvers::SolveStatus::kHeuristic;
   best.solution.note += (best.solution.note.empty() ? "" : "; ") + how;
 }
 
@@ -119,7 +122,7 @@ void rescue_unfit(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequ
           "the solver's plan did not fit; this one undoes evictions of the evict-all plan while it "
           "fits (" +
               std::to_string(f->schedules) + " schedules)");
-  if (!req.allow_recompute) return;
+  if (!req.evictions.recompute) return;
   SpacingOptions sp;
   sp.interrupted = req.interrupted;
   auto seconds = [&](const ScheduleResult& s) { return simulate_schedule(g, costs, s); };
@@ -227,7 +230,8 @@ Attempt tightening_rounds(const ir::Graph& g, const ir::NodeCosts& costs, const 
                         (a.seconds && best.seconds && *a.seconds < *best.seconds) ||
                         (!a.schedule.fits && !best.schedule.fits &&
                          a.schedule.peak_bytes < best.schedule.peak_bytes);
-    const auto next = search.next(model_budget, a.solution.status != "infeasible", over);
+    const auto next =
+        search.next(model_budget, a.solution.status != solvers::SolveStatus::kInfeasible, over);
     if (better) {
       best = std::move(a);
       have = true;
@@ -263,7 +267,7 @@ Attempt solve_problem(const ir::Graph& g, const ir::NodeCosts& costs, const Plan
       {false, "chain holds left out of the model"}};
   for (const auto& [rebuilt, how] : variants) {
     if (problem.holds.empty() || (best.schedule.fits && best.schedule.unnested_over_bytes == 0 &&
-                                  best.solution.status != "infeasible"))
+                                  best.solution.status != solvers::SolveStatus::kInfeasible))
       break;
     // Cbc on priced holds has aborted in a Clp assertion (lowerValue <=
     // upperValue; resnet_tiny, recompute-only ILP at 50 %): the heuristic
@@ -290,12 +294,11 @@ Attempt solve_problem(const ir::Graph& g, const ir::NodeCosts& costs, const Plan
 Attempt run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
                    const solvers::Solver& solver, const solvers::SolverOptions& base_options) {
   solvers::ProblemOptions po;
-  po.allow_swap = req.allow_swap;
-  po.allow_recompute = req.allow_recompute;
+  po.evictions = req.evictions;
   po.offload_state = req.offload_state;
   solvers::Problem problem = solvers::build_problem(g, costs, req.budget_bytes, po);
   Attempt best = solve_problem(g, costs, req, solver, base_options, problem);
-  if (solver.name() == "greedy" && req.allow_recompute && solvers::has_dropout_chains(g) &&
+  if (solver.name() == "greedy" && req.evictions.recompute && solvers::has_dropout_chains(g) &&
       problem.candidates.size() <= solvers::GreedySolver::kAlternativesMaxCandidates) {
     po.remake_dropouts_in_chains = false;
     solvers::Problem plain = solvers::build_problem(g, costs, req.budget_bytes, po);
@@ -344,7 +347,7 @@ bool keep_if_faster(Attempt& mine, Attempt other, const std::string& what, const
 Attempt run_heuristic(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
                       const solvers::SolverOptions& so) {
   Attempt h = run_solver(g, costs, req, *solvers::make_solver("greedy"), so);
-  if (!req.allow_swap || !req.allow_recompute ||
+  if (!req.evictions.permits_both() ||
       g.tensors().size() > solvers::GreedySolver::kAlternativesMaxCandidates)
     return h;
   solvers::SolverOptions ro = so;
@@ -372,13 +375,14 @@ std::string keep_the_fastest_plan(const ir::Graph& g, const ir::NodeCosts& costs
   // The full limit for each: with less, the recompute-only ILP stopped short
   // of the plan `compare`'s own recompute-ilp run found (gpt2_medium h100 50 %).
   for (const std::string& name : others) {
-    if (name == "recompute-ilp" && (!req.allow_recompute || !req.allow_swap)) continue;
+    if (name == "recompute-ilp" && !req.evictions.permits_both()) continue;
     Attempt a = name == "greedy" ? run_heuristic(g, costs, req, oo)
                                  : run_solver(g, costs, req, *solvers::make_solver(name), oo);
     if (keep_if_faster(ilp, std::move(a), "the " + name + " plan", req)) used = name;
   }
   ilp.plan.solver.bound_seconds = bound;
-  ilp.plan.solver.status = used == "ilp" ? status : "feasible";
+  ilp.plan.solver.status =
+      used == "ilp" ? status : std::string(to_string(solvers::SolveStatus::kFeasible));
   return used;
 }
 
@@ -388,8 +392,7 @@ Attempt run_auto(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReque
                  const solvers::SolverOptions& so, std::string& used) {
   Attempt h = run_heuristic(g, costs, req, so);
   solvers::ProblemOptions po;
-  po.allow_swap = req.allow_swap;
-  po.allow_recompute = req.allow_recompute;
+  po.evictions = req.evictions;
   po.offload_state = req.offload_state;
   const solvers::Problem p = solvers::build_problem(g, costs, req.budget_bytes, po);
   solvers::SolverOptions io = so;
@@ -403,12 +406,13 @@ Attempt run_auto(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReque
     x = std::move(h);
     used = "greedy";
   }
-  if (req.allow_recompute && req.allow_swap) {
+  if (req.evictions.permits_both()) {
     // The full limit, as `compare`'s own recompute-ilp run gets.
     Attempt r = run_solver(g, costs, req, *solvers::make_solver("recompute-ilp"), so);
     if (keep_if_faster(x, std::move(r), "the recompute-ilp plan", req)) {
       used = "recompute-ilp";
-      x.plan.solver.status = "feasible";  // optimal, if so, for the restricted model only
+      // Optimal, if so, for the restricted model only.
+      x.plan.solver.status = to_string(solvers::SolveStatus::kFeasible);
       x.plan.solver.bound_seconds.reset();
     }
   }
@@ -433,7 +437,7 @@ ScheduledDecisions schedule_decisions(const ir::Graph& graph, const ir::NodeCost
   PlanRequest req;
   req.budget_bytes = budget_bytes;
   solvers::Solution none;
-  none.status = "heuristic";
+  none.status = solvers::SolveStatus::kHeuristic;
   ScheduledDecisions out;
   out.fits = sched.fits;
   out.diagnosis = sched.diagnosis;
@@ -445,13 +449,12 @@ ScheduledDecisions schedule_decisions(const ir::Graph& graph, const ir::NodeCost
 }
 
 std::uint64_t smallest_reachable_peak(const ir::Graph& graph, const ir::NodeCosts& graph_costs,
-                                      bool allow_swap, bool allow_recompute, bool offload_state) {
+                                      solvers::Evictions evictions, bool offload_state) {
   const PlanningGraph pg = planning_graph(graph, graph_costs);
   const ir::Graph& g = pg.graph;
   const ir::NodeCosts& costs = pg.costs;
   solvers::ProblemOptions po;
-  po.allow_swap = allow_swap;
-  po.allow_recompute = allow_recompute;
+  po.evictions = evictions;
   po.offload_state = offload_state;
   solvers::Problem p = solvers::build_problem(g, costs, 0, po);
   // Evict every candidate, preferring recompute, then preferring swap (on
@@ -480,7 +483,7 @@ PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& graph_costs
   if (req.solver == "dtr") {
     DtrResult d = dtr_schedule(g, costs, req.budget_bytes);
     solvers::Solution sol;
-    sol.status = "heuristic";
+    sol.status = solvers::SolveStatus::kHeuristic;
     sol.solve_seconds = d.solve_seconds;
     ScheduleResult sr;
     sr.schedule = std::move(d.schedule);

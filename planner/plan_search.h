@@ -11,6 +11,7 @@
 #include "ir/graph.h"
 #include "planner/plan.h"
 #include "planner/scheduler.h"
+#include "solvers/evictions.h"
 #include "solvers/solver.h"
 
 namespace memplan::planner {
@@ -18,8 +19,7 @@ namespace memplan::planner {
 struct PlanRequest {
   std::uint64_t budget_bytes = 0;
   std::string solver = "auto";  // auto, greedy, ilp, a baseline, or dtr
-  bool allow_swap = true;
-  bool allow_recompute = true;
+  solvers::Evictions evictions;
   // Training state (parameters, accumulation buffers, optimizer state) may
   // be swapped between its forward and backward reads
   // (solvers::ProblemOptions::offload_state).
@@ -44,12 +44,11 @@ struct PlanOutcome {
 PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& costs,
                         const PlanRequest& request);
 
-// The smallest peak memplan can reach with the allowed options: every
+// The smallest peak memplan can reach with the allowed evictions: every
 // candidate evicted (all recompute, or all swap, each falling back to the
 // other where not allowed), scheduled; the lower of the two.
 std::uint64_t smallest_reachable_peak(const ir::Graph& graph, const ir::NodeCosts& costs,
-                                      bool allow_swap, bool allow_recompute,
-                                      bool offload_state = true);
+                                      solvers::Evictions evictions, bool offload_state = true);
 
 // Given decisions by TensorId (the what-if of `memplan simulate`): the
 // schedule made as `plan` makes it, in the planning order, restated for the

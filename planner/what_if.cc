@@ -5,6 +5,7 @@
 #include "planner/plan_assembly.h"
 #include "planner/plan_search.h"
 #include "planner/plan_validator.h"
+#include "solvers/solve_status.h"
 #include "util/errors.h"
 #include "util/units.h"
 
@@ -34,7 +35,8 @@ WhatIf what_if_decisions(const ir::Graph& graph, const ir::NodeCosts& costs,
   p = std::move(sched.plan);
   p.model_path = model.path;
   p.model_sha256 = model.sha256;
-  p.solver = {"what-if", "heuristic", 0, std::nullopt, 0};
+  p.solver = {"what-if", std::string(to_string(solvers::SolveStatus::kHeuristic)), 0, std::nullopt,
+              0};
   for (ir::TensorId t = 0; t < graph.tensors().size(); ++t)
     if (requested[t] != Decision::kKeep && p.decisions[t] == Decision::kKeep)
       w.fell_back.push_back(graph.tensor(t).name);

@@ -17,7 +17,7 @@ Solution finish(const Problem& p, std::vector<Decision> choice, Clock::time_poin
   s.choice = std::move(choice);
   ModelEval e = evaluate(p, s.choice);
   s.objective_seconds = e.overhead_seconds;
-  s.status = e.fits ? "heuristic" : "infeasible";
+  s.status = e.fits ? SolveStatus::kHeuristic : SolveStatus::kInfeasible;
   s.solve_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return s;
 }
@@ -90,15 +90,8 @@ Solution AtpSolver::solve(const Problem& p, const SolverOptions&) const {
 
 Solution RestrictedSolver::solve(const Problem& p, const SolverOptions& options) const {
   Problem q = p;
-  for (auto& c : q.candidates) {
-    c.can_swap = c.can_swap && allow_swap_;
-    c.can_recompute = c.can_recompute && allow_recompute_;
-  }
   SolverOptions o = options;
-  if (o.warm_start.size() == q.candidates.size()) {
-    for (std::size_t i = 0; i < q.candidates.size(); ++i)
-      if (!allowed(q.candidates[i], o.warm_start[i])) o.warm_start[i] = Decision::kKeep;
-  }
+  restrict_evictions(q, evictions_, &o.warm_start);
   return inner_->solve(q, o);
 }
 

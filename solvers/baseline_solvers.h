@@ -2,6 +2,7 @@
 // The peers memplan is measured against, as solvers of the same problem.
 #include <memory>
 
+#include "solvers/evictions.h"
 #include "solvers/solver.h"
 
 namespace memplan::solvers {
@@ -36,18 +37,14 @@ class AtpSolver final : public Solver {
 // activation_memory_budget is the recompute-only knapsack, greedy or exact.
 class RestrictedSolver final : public Solver {
  public:
-  RestrictedSolver(std::unique_ptr<Solver> inner, bool allow_swap, bool allow_recompute,
-                   std::string name)
-      : inner_(std::move(inner)),
-        allow_swap_(allow_swap),
-        allow_recompute_(allow_recompute),
-        name_(std::move(name)) {}
+  RestrictedSolver(std::unique_ptr<Solver> inner, Evictions evictions, std::string name)
+      : inner_(std::move(inner)), evictions_(evictions), name_(std::move(name)) {}
   std::string_view name() const override { return name_; }
   Solution solve(const Problem& problem, const SolverOptions& options) const override;
 
  private:
   std::unique_ptr<Solver> inner_;
-  bool allow_swap_, allow_recompute_;
+  Evictions evictions_;
   std::string name_;
 };
 

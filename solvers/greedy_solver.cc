@@ -7,6 +7,7 @@
 #include <optional>
 #include <queue>
 
+#include "solvers/evictions.h"
 #include "solvers/greedy_state.h"
 #include "solvers/interval_stab.h"
 #include "solvers/link_queue.h"
@@ -117,7 +118,7 @@ class GreedyRun {
     bool best_fits = false;
     double best_objective = 0, best_price = 0;
     for (double price : kLinkPrices) {
-      if (price > 0 && (!config_.prices_link() || !st_.link_busy())) break;
+      if (price > 0 && (!config_.price_link || !st_.link_busy())) break;
       restore(std::vector<Decision>(n_, Decision::kKeep));
       link_price_ = price;
       rank();
@@ -139,11 +140,7 @@ class GreedyRun {
     }
   }
 
-  bool option_ok(std::size_t i, Decision d) const {
-    const Candidate& c = p_.candidates[i];
-    return d == Decision::kSwap ? (c.can_swap && config_.allow_swap)
-                                : (c.can_recompute && config_.allow_recompute);
-  }
+  bool option_ok(std::size_t i, Decision d) const { return allowed(p_.candidates[i], d); }
   double freed_per_second(std::size_t i, Decision d, double cost) const {
     const Candidate& c = p_.candidates[i];
     if (d == Decision::kSwap) cost += link_price_ * (c.swap_out_seconds + c.swap_in_seconds);
@@ -378,7 +375,7 @@ Solution GreedySolver::solve(const Problem& p, const SolverOptions& options) con
   if (options.simulate) keep_the_fastest_run(p, options, out);
   const ModelEval e = evaluate(p, out.choice);
   out.objective_seconds = replayed_objective(p, out.choice, e).seconds;
-  out.status = e.fits ? "heuristic" : "infeasible";
+  out.status = e.fits ? SolveStatus::kHeuristic : SolveStatus::kInfeasible;
   out.solve_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return out;
 }
@@ -402,7 +399,7 @@ void GreedySolver::keep_the_fastest_run(const Problem& p, const SolverOptions& o
   std::vector<std::pair<std::vector<Decision>, std::string>> others;
   // Each variant as configured and, where its link is priced, unpriced too.
   auto also_unpriced = [&](const Problem& q, const Config& c, const std::string& what) {
-    if (!c.prices_link()) return;
+    if (!c.price_link) return;
     Config unpriced = c;
     unpriced.price_link = false;
     others.emplace_back(GreedyRun(q, unpriced, options).run(), what + " with the link unpriced");
@@ -412,10 +409,12 @@ void GreedySolver::keep_the_fastest_run(const Problem& p, const SolverOptions& o
     also_unpriced(q, c, what);
   };
   also_unpriced(p, alt, "the run");
-  if (config_.allow_swap && config_.allow_recompute && any_recomputable(p)) {
-    Config only = alt;
-    only.allow_swap = false;
-    run(p, only, "the recompute-only run");
+  if (any_recomputable(p)) {
+    Problem only = p;
+    restrict_evictions(only, Evictions::recompute_only());
+    Config recompute_only = alt;
+    recompute_only.price_link = false;  // no copies on the link to price
+    run(only, recompute_only, "the recompute-only run");
   }
   if (!p.holds.empty()) {
     Problem unheld = p;

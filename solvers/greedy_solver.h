@@ -18,14 +18,11 @@ class GreedySolver final : public Solver {
   static constexpr std::size_t kAlternativesMaxCandidates = 10000;
 
   struct Config {
-    bool allow_swap = true;
-    bool allow_recompute = true;
     int exchange_rounds = 32;  // K
     int simulate_calls = 40;   // budget of simulator-judged moves
-    bool price_link = true;    // try link prices in the first fill
-
-    // Link prices matter only where a swap competes with a recompute.
-    bool prices_link() const { return price_link && allow_swap && allow_recompute; }
+    // Try link prices in the first fill. They matter only where a swap
+    // competes with a recompute: the recompute-only run goes without.
+    bool price_link = true;
   };
   GreedySolver() = default;
   explicit GreedySolver(Config config) : config_(config) {}

@@ -119,7 +119,7 @@ Solution incumbent_only(const Problem& problem, const SolverOptions& options,
     }
   }
   out.objective_seconds = e.overhead_seconds;
-  out.status = e.fits ? "time_limit" : "infeasible";
+  out.status = e.fits ? SolveStatus::kTimeLimit : SolveStatus::kInfeasible;
   out.note = why + (warm && out.choice == options.warm_start ? "; kept the warm start"
                                                              : "; kept the heuristic's plan");
   return out;
@@ -174,12 +174,12 @@ void read_answer(CbcModel& model, const IlpModel& m, const Problem& problem,
   out.objective_seconds = e.overhead_seconds + waits;
   if (bound) out.bound_seconds = std::max(0.0, std::min(*bound, out.objective_seconds));
   if (model.isProvenOptimal() && best != nullptr) {
-    out.status = "optimal";
+    out.status = SolveStatus::kOptimal;
     out.bound_seconds = out.objective_seconds;
   } else if (model.isProvenInfeasible() || !e.fits) {
-    out.status = "infeasible";
+    out.status = SolveStatus::kInfeasible;
   } else {
-    out.status = "time_limit";
+    out.status = SolveStatus::kTimeLimit;
   }
 }
 
@@ -187,13 +187,13 @@ void read_answer(CbcModel& model, const IlpModel& m, const Problem& problem,
 // budget (infeasible), or none over it (keep everything, optimal).
 bool settled_without_cbc(const IlpModel& m, Solution& out) {
   if (m.infeasible) {
-    out.status = "infeasible";
+    out.status = SolveStatus::kInfeasible;
     out.note = "step " + std::to_string(m.infeasible_step) +
                " stays over budget with every candidate evicted";
     return true;
   }
   if (!m.memory_lower.empty()) return false;
-  out.status = "optimal";
+  out.status = SolveStatus::kOptimal;
   out.bound_seconds = 0;
   return true;
 }
@@ -266,7 +266,7 @@ Solution solve_exact(const Problem& problem, const IlpModel& m, const SolverOpti
     // Stopped before any incumbent (and none was given that fits).
     out = incumbent_only(problem, options, "no incumbent from Cbc within the time limit");
     out.note += "; " + size;
-    if (out.status != "infeasible" && has_bound)
+    if (out.status != SolveStatus::kInfeasible && has_bound)
       out.bound_seconds = std::max(0.0, std::min(bound, out.objective_seconds));
     return finish(out);
   }
@@ -298,7 +298,8 @@ Solution solve_with_link_cuts(const Problem& problem, IlpModel& m, const SolverO
     if (rounds > 0 && share < std::max(1.0, 0.1 * deadline.limit_seconds)) break;
     const Deadline round_deadline{Clock::now(), share};
     out = solve_exact(problem, m, round_options, round_deadline, rounds == 0);
-    if (out.status == "infeasible" || deadline.left() <= 0.05 * deadline.limit_seconds) break;
+    if (out.status == SolveStatus::kInfeasible || deadline.left() <= 0.05 * deadline.limit_seconds)
+      break;
     if (options.interrupted != nullptr && *options.interrupted) break;  // SIGINT: the answer so far
     // The cuts' windows are the model's, valid for every assignment and so
     // wider in blame than the schedule: only an answer whose replay as the
@@ -333,7 +334,7 @@ Solution solve_with_link_cuts(const Problem& problem, IlpModel& m, const SolverO
 // says so; the bound stays a bound on the model.
 Solution keep_the_faster(const Problem& problem, Solution s, const SolverOptions& options) {
   if (!options.simulate || options.warm_start.size() != problem.candidates.size() ||
-      s.choice == options.warm_start || s.status == "infeasible")
+      s.choice == options.warm_start || s.status == SolveStatus::kInfeasible)
     return s;
   const auto ilp = options.simulate(s.choice), warm = options.simulate(options.warm_start);
   if (!warm || (ilp && *ilp <= *warm)) return s;
@@ -343,7 +344,7 @@ Solution keep_the_faster(const Problem& problem, Solution s, const SolverOptions
             (ilp ? "simulates " + std::to_string((*ilp - *warm) * 1e3) + " ms slower"
                  : std::string("does not schedule within budget"));
   s.choice = options.warm_start;  // its objective: reported() replays the link
-  if (s.status == "optimal") s.status = "feasible";
+  if (s.status == SolveStatus::kOptimal) s.status = SolveStatus::kFeasible;
   return s;
 }
 
@@ -351,7 +352,7 @@ Solution keep_the_faster(const Problem& problem, Solution s, const SolverOptions
 // reports is the one every solver reports (link_queue.h), with the bound
 // still the ILP's and no higher than it.
 Solution reported(const Problem& problem, Solution s) {
-  if (s.status == "infeasible") return s;
+  if (s.status == SolveStatus::kInfeasible) return s;
   s.objective_seconds = replayed_overhead_seconds(problem, s.choice);
   if (s.bound_seconds) s.bound_seconds = std::min(*s.bound_seconds, s.objective_seconds);
   return s;
@@ -409,7 +410,8 @@ Solution solve_coarsened(const Problem& problem, const SolverOptions& options,
     coarse = solve_exact(c.problem, cm, co, deadline);
   } else {
     coarse.choice = co.warm_start;
-    coarse.status = evaluate(c.problem, coarse.choice).fits ? "time_limit" : "infeasible";
+    coarse.status = evaluate(c.problem, coarse.choice).fits ? SolveStatus::kTimeLimit
+                                                            : SolveStatus::kInfeasible;
     coarse.note = "no Cbc: even the coarsest model has " + std::to_string(cm.nonzeros()) +
                   " nonzeros, over the " + std::to_string(max_nonzeros) +
                   " the time limit allows; kept the heuristic's plan";
@@ -424,11 +426,13 @@ Solution solve_coarsened(const Problem& problem, const SolverOptions& options,
     e = w;
     kept = warm ? "; kept the warm start" : "; kept the heuristic's plan";
   }
-  out.status = !e.fits ? "infeasible" : coarse.status == "time_limit" ? "time_limit" : "feasible";
+  out.status = !e.fits                                    ? SolveStatus::kInfeasible
+               : coarse.status == SolveStatus::kTimeLimit ? SolveStatus::kTimeLimit
+                                                          : SolveStatus::kFeasible;
   out.objective_seconds = e.overhead_seconds;
   out.note = "coarsened: " + std::to_string(c.problem.candidates.size()) + " groups for " +
              std::to_string(problem.candidates.size()) + " candidates (" + why +
-             "); coarse run: " + coarse.status + ", " + coarse.note + kept;
+             "); coarse run: " + std::string(to_string(coarse.status)) + ", " + coarse.note + kept;
   out.solve_seconds = deadline.elapsed();
   return out;
 }

@@ -1,6 +1,7 @@
 #include "solvers/problem_builder.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "ir/baseline_memory.h"
 #include "ir/dtype.h"
@@ -62,14 +63,14 @@ void sort_unique(std::vector<ir::NodeId>& v) {
   v.erase(std::unique(v.begin(), v.end()), v.end());
 }
 
-// The time of a chain: each node once, as the scheduler runs it. -1 when
+// The time of a chain: each node once, as the scheduler runs it. None when
 // `t` cannot be recomputed at `at`.
-double chain_seconds(const ir::Graph& g, const ir::NodeCosts& costs, const ir::Liveness& live,
-                     ir::TensorId t, std::int64_t at, int depth,
-                     const std::vector<bool>* inner_masks,
-                     std::vector<ir::NodeId>* nodes_out = nullptr) {
+std::optional<double> chain_seconds(const ir::Graph& g, const ir::NodeCosts& costs,
+                                    const ir::Liveness& live, ir::TensorId t, std::int64_t at,
+                                    int depth, const std::vector<bool>* inner_masks,
+                                    std::vector<ir::NodeId>* nodes_out = nullptr) {
   std::vector<ir::NodeId> nodes;
-  if (!chain_nodes(g, live, t, at, depth, inner_masks, nodes)) return -1;
+  if (!chain_nodes(g, live, t, at, depth, inner_masks, nodes)) return std::nullopt;
   sort_unique(nodes);
   double total = 0;
   for (ir::NodeId n : nodes) total += costs.seconds[n];
@@ -94,14 +95,14 @@ std::vector<bool> masks_held_for_recompute(const ir::Graph& g, const ir::NodeCos
                                            const ir::Liveness& live,
                                            const ProblemOptions& options) {
   std::vector<bool> held(g.tensors().size(), false);
-  if (!options.allow_recompute) return held;
+  if (!options.evictions.recompute) return held;
   for (const ir::Node& n : g.nodes()) {
     const ir::TensorId mask = n.dropout_mask();
     if (mask == ir::kNoTensor) continue;
     // An output the backward never reads is remade only inside chains.
     const std::int64_t k = first_backward_reader(g, n.outputs[0]);
     if (k < 0 ||
-        chain_seconds(g, costs, live, n.outputs[0], k, options.max_recompute_chain, nullptr) >= 0)
+        chain_seconds(g, costs, live, n.outputs[0], k, options.max_recompute_chain, nullptr))
       held[mask] = true;
   }
   return held;
@@ -263,14 +264,14 @@ Problem build_problem(const ir::Graph& g, const ir::NodeCosts& costs, std::uint6
     Candidate c;
     const bool state = options.offload_state && state_uses(g, t, options, c);
     if (!state && (held[t] || !activation_uses(g, t, options, c))) continue;
-    if (options.allow_swap && d2h > 0 && h2d > 0) set_swap_option(prefix, d2h, h2d, c);
-    if (options.allow_recompute && !state) {
+    if (options.evictions.swap && d2h > 0 && h2d > 0) set_swap_option(prefix, d2h, h2d, c);
+    if (options.evictions.recompute && !state) {
       chain.clear();
       const std::int64_t k = c.first_backward_use;
-      double s =
+      const std::optional<double> s =
           chain_seconds(g, costs, live, t, k, options.max_recompute_chain, inner_masks, &chain);
-      if (s >= 0) {
-        c.recompute_seconds = s;
+      if (s) {
+        c.recompute_seconds = *s;
         c.recompute_gap = Interval{c.last_forward_use + 1, k - 1};
         c.can_recompute = true;
       }
@@ -281,7 +282,7 @@ Problem build_problem(const ir::Graph& g, const ir::NodeCosts& costs, std::uint6
     pr.candidates.push_back(std::move(c));
   }
   add_shared_steps(costs, run_by, pr);
-  if (options.allow_recompute) add_chain_holds(g, live, options, inner_masks, pr);
+  if (options.evictions.recompute) add_chain_holds(g, live, options, inner_masks, pr);
   return pr;
 }
 

@@ -3,6 +3,7 @@
 
 #include "ir/costs.h"
 #include "ir/graph.h"
+#include "solvers/evictions.h"
 #include "solvers/problem.h"
 
 namespace memplan::solvers {
@@ -12,8 +13,7 @@ namespace memplan::solvers {
 inline constexpr std::uint64_t kMinInitializerStateBytes = 1 << 20;
 
 struct ProblemOptions {
-  bool allow_swap = true;
-  bool allow_recompute = true;
+  Evictions evictions;
   // A recompute may re-run at most this many forward nodes in a chain.
   int max_recompute_chain = 8;
   // Whether a chain may remake a Dropout's output from its kept mask, as

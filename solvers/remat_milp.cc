@@ -192,7 +192,7 @@ RematSchedule solve_remat_milp(const RematProblem& problem, const RematMilpOptio
   RematSchedule out;
   const std::size_t n = problem.nodes.size();
   if (problem.budget_bytes < problem.base_bytes) {
-    out.status = "infeasible";
+    out.status = SolveStatus::kInfeasible;
     return out;
   }
   const Units u = units(problem);
@@ -221,12 +221,12 @@ RematSchedule solve_remat_milp(const RematProblem& problem, const RematMilpOptio
           out.seconds += problem.nodes[i].seconds;
         }
   if (model.isProvenOptimal() && x != nullptr) {
-    out.status = "optimal";
+    out.status = SolveStatus::kOptimal;
     out.bound_seconds = out.seconds;
   } else if (x == nullptr && model.isProvenInfeasible()) {
-    out.status = "infeasible";
+    out.status = SolveStatus::kInfeasible;
   } else {
-    out.status = "time_limit";
+    out.status = SolveStatus::kTimeLimit;
     const double bound = model.getBestPossibleObjValue() * f.second();
     if (std::isfinite(bound) && bound > 0) out.bound_seconds = std::min(bound, out.seconds);
   }

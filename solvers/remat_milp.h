@@ -10,10 +10,10 @@
 // orders branches differently (docs/model.md).
 #include <cstddef>
 #include <optional>
-#include <string>
 #include <vector>
 
 #include "solvers/remat_problem.h"
+#include "solvers/solve_status.h"
 
 namespace memplan::solvers {
 
@@ -23,7 +23,7 @@ struct RematMilpOptions {
 };
 
 struct RematSchedule {
-  std::string status;  // optimal, time_limit, infeasible
+  SolveStatus status = SolveStatus::kInfeasible;  // optimal, time_limit or infeasible
   // The runs in order, stage after stage; empty when no schedule was found.
   std::vector<std::size_t> runs;
   double seconds = 0;  // the runs' total compute

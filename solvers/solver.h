@@ -9,6 +9,7 @@
 
 #include "solvers/decision.h"
 #include "solvers/problem.h"
+#include "solvers/solve_status.h"
 
 namespace memplan::solvers {
 
@@ -28,9 +29,9 @@ struct SolverOptions {
 };
 
 struct Solution {
-  std::vector<Decision> choice;  // one per candidate
-  std::string status;            // optimal, feasible, time_limit, heuristic, infeasible
-  double objective_seconds = 0;  // under the model
+  std::vector<Decision> choice;                   // one per candidate
+  SolveStatus status = SolveStatus::kInfeasible;  // nothing found until a solver says
+  double objective_seconds = 0;                   // under the model
   std::optional<double> bound_seconds;
   double solve_seconds = 0;
   std::string note;  // e.g. "coarsened: 412 groups for 1536 candidates"

@@ -18,11 +18,11 @@ std::unique_ptr<Solver> make_solver(std::string_view name) {
   if (name == "vdnn") return std::make_unique<VdnnSolver>();
   if (name == "atp") return std::make_unique<AtpSolver>();
   if (name == "recompute-greedy")
-    return std::make_unique<RestrictedSolver>(std::make_unique<GreedySolver>(), false, true,
-                                              "recompute-greedy");
+    return std::make_unique<RestrictedSolver>(std::make_unique<GreedySolver>(),
+                                              Evictions::recompute_only(), "recompute-greedy");
   if (name == "recompute-ilp")
-    return std::make_unique<RestrictedSolver>(std::make_unique<IlpSolver>(), false, true,
-                                              "recompute-ilp");
+    return std::make_unique<RestrictedSolver>(std::make_unique<IlpSolver>(),
+                                              Evictions::recompute_only(), "recompute-ilp");
   std::string known;
   for (const auto& n : solver_names()) known += (known.empty() ? "" : ", ") + n;
   throw UsageError("unknown solver '" + std::string(name) + "'; known: auto, " + known + ", dtr");

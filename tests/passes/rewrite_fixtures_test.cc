@@ -70,7 +70,8 @@ TEST_P(RewriteFixture, HalfBudgetPlanRewritesCleanly) {
   // that is more (at these small dims parameters and gradients dominate):
   // a budget no solver can meet would leave the ILP keeping everything.
   const std::uint64_t half = ir::baseline_memory(m.graph, ir::Liveness(m.graph)).peak_bytes / 2;
-  req.budget_bytes = std::max(half, planner::smallest_reachable_peak(m.graph, costs, true, true));
+  req.budget_bytes =
+      std::max(half, planner::smallest_reachable_peak(m.graph, costs, solvers::Evictions::both()));
   req.solver = c.solver;
   req.time_limit_seconds = 10;  // the ILP's; a time-limited incumbent is still a plan
   req.model_path = m.path;

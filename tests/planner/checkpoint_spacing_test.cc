@@ -21,7 +21,7 @@ struct Search {
 
   std::optional<SpacedPlan> at(int states, const SpacingOptions& o = {}) {
     solvers::ProblemOptions po;
-    po.allow_swap = false;
+    po.evictions = solvers::Evictions::recompute_only();
     const std::uint64_t budget = static_cast<std::uint64_t>(states) * chain.state_bytes + 64;
     problem = solvers::build_problem(chain.graph, chain.costs, budget, po);
     auto seconds = [this](const ScheduleResult& s) {

@@ -172,7 +172,7 @@ TEST(DropoutRecompute, TheChainThroughADropoutIsAnOptionOfTheProblem) {
 TEST(DropoutRecompute, AMaskIsNeverARecomputeCandidate) {
   ir::Graph g = dropout_inside_a_chain();
   solvers::ProblemOptions o;
-  o.allow_recompute = false;
+  o.evictions = solvers::Evictions::swap_only();
   const solvers::Problem swaps = solvers::build_problem(g, unit_costs(g), 0, o);
   const ir::TensorId mask = *g.find_tensor("mask");
   bool seen = false;

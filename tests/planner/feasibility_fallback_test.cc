@@ -39,7 +39,7 @@ TEST(FeasibilityFallback, EveryBudgetFromTheFloorUpFits) {
   const Loaded l =
       load(std::string(MEMPLAN_FIXTURES) + "/torch/convnext_tiny.opset15.training.onnx",
            {{"batch", 32}});
-  const std::uint64_t floor = smallest_reachable_peak(l.graph, l.costs, true, true);
+  const std::uint64_t floor = smallest_reachable_peak(l.graph, l.costs, solvers::Evictions::both());
   ASSERT_LT(floor, l.baseline);
   int checked = 0;
   // memplan's own solvers; a baseline's plan is its method's, fitting or not.
@@ -64,7 +64,7 @@ TEST(FeasibilityFallback, BelowTheFloorThereIsNothingAndAtItTheScheduleFits) {
   const Loaded l =
       load(std::string(MEMPLAN_FIXTURES) + "/torch/convnext_tiny.opset15.training.onnx",
            {{"batch", 32}});
-  const std::uint64_t floor = smallest_reachable_peak(l.graph, l.costs, true, true);
+  const std::uint64_t floor = smallest_reachable_peak(l.graph, l.costs, solvers::Evictions::both());
   // The planning graph is what smallest_reachable_peak schedules.
   const PlanningGraph pg = planning_graph(l.graph, l.costs);
   solvers::Problem p = solvers::build_problem(pg.graph, pg.costs, floor, {});

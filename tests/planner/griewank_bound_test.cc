@@ -45,7 +45,7 @@ TEST_P(GriewankCase, RecomputeOnlyPlansRespectTheBound) {
     PlanRequest req;
     req.budget_bytes = budget;
     req.solver = solver;
-    req.allow_swap = false;
+    req.evictions = solvers::Evictions::recompute_only();
     req.time_limit_seconds = 10;
     PlanOutcome out = search_plan(c.graph, c.costs, req);
     if (!out.fits) continue;  // the bound speaks of plans that fit

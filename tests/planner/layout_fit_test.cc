@@ -49,7 +49,8 @@ PlanRequest vdnn_at(std::uint64_t budget) {
 // did not (3210 B over before issue 19).
 TEST(LayoutFit, AtTheReachablePeakTheFirstLayoutOvershoots) {
   const Loaded l = load_mlp();
-  const std::uint64_t floor = smallest_reachable_peak(l.graph, l.costs, true, false, false);
+  const std::uint64_t floor =
+      smallest_reachable_peak(l.graph, l.costs, solvers::Evictions::swap_only(), false);
   PlanOutcome plain = search_plan(l.graph, l.costs, vdnn_at(floor));
   ASSERT_TRUE(plain.fits);
   EXPECT_GT(compute_memory_layout(l.graph, plain.plan).arena_bytes, floor);
@@ -58,7 +59,8 @@ TEST(LayoutFit, AtTheReachablePeakTheFirstLayoutOvershoots) {
 TEST(LayoutFit, FromTheReachableBudgetUpTheLayoutFits) {
   const Loaded l = load_mlp();
   const std::uint64_t reach = smallest_reachable_budget(l.graph, l.costs, vdnn_at(0));
-  EXPECT_GE(reach, smallest_reachable_peak(l.graph, l.costs, true, false, false));
+  EXPECT_GE(reach,
+            smallest_reachable_peak(l.graph, l.costs, solvers::Evictions::swap_only(), false));
   for (std::uint64_t budget : {reach, reach + reach / 100, reach + reach / 10}) {
     const LayoutFitOutcome fit = search_plan_with_layout(l.graph, l.costs, vdnn_at(budget));
     ASSERT_TRUE(fit.outcome.fits);
@@ -75,7 +77,8 @@ TEST(LayoutFit, FromTheReachableBudgetUpTheLayoutFits) {
 
 TEST(LayoutFit, BelowTheReachableBudgetItSaysItDoesNotFit) {
   const Loaded l = load_mlp();
-  const std::uint64_t floor = smallest_reachable_peak(l.graph, l.costs, true, false, false);
+  const std::uint64_t floor =
+      smallest_reachable_peak(l.graph, l.costs, solvers::Evictions::swap_only(), false);
   const std::uint64_t reach = smallest_reachable_budget(l.graph, l.costs, vdnn_at(0));
   if (reach == floor) GTEST_SKIP() << "the floor plan's layout fits its peak exactly";
   const LayoutFitOutcome fit = search_plan_with_layout(l.graph, l.costs, vdnn_at(floor));
@@ -89,7 +92,8 @@ TEST(LayoutFit, BelowTheReachableBudgetItSaysItDoesNotFit) {
 // met (exit 3, 5 as a CI gate), and the plan written says so.
 TEST(LayoutFitCli, AnOvershootingLayoutIsExit3AndFitsBudgetFalse) {
   const Loaded l = load_mlp();
-  const std::uint64_t floor = smallest_reachable_peak(l.graph, l.costs, true, false, false);
+  const std::uint64_t floor =
+      smallest_reachable_peak(l.graph, l.costs, solvers::Evictions::swap_only(), false);
   const std::uint64_t reach = smallest_reachable_budget(l.graph, l.costs, vdnn_at(0));
   if (reach == floor) GTEST_SKIP() << "the floor plan's layout fits its peak exactly";
   const std::string dir = test::temp_path("layout_fit_cli");

@@ -143,7 +143,7 @@ TEST(NestedRemakes, PlansFitOnAChainDownToTheFloor) {
   for (int states : {12, 10, 8, 7, 6, 5}) {
     PlanRequest req;
     req.budget_bytes = static_cast<std::uint64_t>(states) * c.state_bytes + 64;
-    req.allow_swap = false;
+    req.evictions = solvers::Evictions::recompute_only();
     req.time_limit_seconds = 5;
     const PlanOutcome out = search_plan(c.graph, c.costs, req);
     ASSERT_TRUE(out.fits) << states << " states: " << out.note;

@@ -36,12 +36,12 @@ Tally compare_with_optimum(const ir::Graph& g, const ir::NodeCosts& costs,
     const std::uint64_t budget = top.base_bytes + values * value_bytes + 64;
     const solvers::RematSchedule best =
         solve_remat_milp(solvers::remat_problem(g, costs, budget), {});
-    if (best.status != "optimal") break;
+    if (best.status != solvers::SolveStatus::kOptimal) break;
     ++t.optimal;
     const double optimum = best.seconds - top.compute_seconds();
     PlanRequest req;
     req.budget_bytes = budget;
-    req.allow_swap = false;
+    req.evictions = solvers::Evictions::recompute_only();
     req.time_limit_seconds = 5;
     const PlanOutcome out = search_plan(g, costs, req);
     if (!out.fits) {

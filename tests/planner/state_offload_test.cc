@@ -170,8 +170,9 @@ TEST(StateOffload, OffloadingStateLowersTheFloorOfGpt2Small) {
   std::uint64_t state_bytes = 0;
   for (const ir::Tensor& t : g.tensors())
     if (t.initially_resident() && !t.is_graph_output) state_bytes += t.bytes;
-  const std::uint64_t kept = smallest_reachable_peak(g, costs, true, true, false);
-  const std::uint64_t offloaded = smallest_reachable_peak(g, costs, true, true, true);
+  const std::uint64_t kept = smallest_reachable_peak(g, costs, solvers::Evictions::both(), false);
+  const std::uint64_t offloaded =
+      smallest_reachable_peak(g, costs, solvers::Evictions::both(), true);
   EXPECT_LT(offloaded, kept);
   EXPECT_GE(offloaded + state_bytes, kept);
   PlanRequest req;

@@ -76,8 +76,8 @@ struct Planned {
 // limit: these tests check the runtime, not the solver.
 inline Planned plan_fixture(const Loaded& l, const std::string& solver) {
   const bool swap_only = solver == "vdnn";
-  const std::uint64_t reachable =
-      planner::smallest_reachable_peak(l.graph, l.costs, true, !swap_only);
+  const std::uint64_t reachable = planner::smallest_reachable_peak(
+      l.graph, l.costs, swap_only ? solvers::Evictions::swap_only() : solvers::Evictions::both());
   std::vector<std::uint64_t> budgets;
   for (double above : {1.01, 1.03, 1.06, 1.1})
     budgets.push_back(std::max(l.baseline_peak / 2,

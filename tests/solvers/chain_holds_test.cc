@@ -159,7 +159,7 @@ TEST(ChainHolds, PricedInTimeTheRebuildIsPaidInsteadOfTheBytes) {
     EXPECT_EQ(s.choice, both) << name;
     EXPECT_NEAR(s.objective_seconds, 7e-3, 1e-12) << name;
   }
-  EXPECT_EQ(IlpSolver().solve(held, {}).status, "infeasible");
+  EXPECT_EQ(IlpSolver().solve(held, {}).status, SolveStatus::kInfeasible);
 }
 
 }  // namespace

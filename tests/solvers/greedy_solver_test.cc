@@ -2,9 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "random_problem.h"
+#include "solvers/evictions.h"
 #include "solvers/link_queue.h"
 #include "solvers/model_eval.h"
+#include "solvers/solver_registry.h"
 
 namespace memplan::solvers {
 namespace {
@@ -23,7 +27,7 @@ TEST(GreedySolver, FitsWheneverEvictingEverythingFits) {
       continue;
     }
     Solution s = GreedySolver().solve(p, {});
-    EXPECT_EQ(s.status, "heuristic") << seed;
+    EXPECT_EQ(s.status, SolveStatus::kHeuristic) << seed;
     EXPECT_TRUE(evaluate(p, s.choice).fits) << seed;
     // The budget is under the baseline peak, so fitting took evictions.
     ASSERT_LT(p.budget_bytes, p.baseline_peak()) << seed;
@@ -45,12 +49,17 @@ TEST(GreedySolver, ChoicesAreAllowedAndObjectiveMatchesTheModel) {
   EXPECT_DOUBLE_EQ(s.objective_seconds, evaluate(p, s.choice).overhead_seconds);
 }
 
-TEST(GreedySolver, RecomputeOnlyConfigNeverSwaps) {
+// The recompute-only problem is the one mechanism: restricted, the heuristic
+// never swaps, and it answers as the recompute-greedy baseline does.
+TEST(GreedySolver, OnARecomputeOnlyProblemNeverSwaps) {
   Problem p = test::random_problem(12, 50, 200, 0.7);
-  GreedySolver::Config c;
-  c.allow_swap = false;
-  Solution s = GreedySolver(c).solve(p, {});
+  Problem only = p;
+  restrict_evictions(only, Evictions::recompute_only());
+  Solution s = GreedySolver().solve(only, {});
   for (auto d : s.choice) EXPECT_NE(d, Decision::kSwap);
+  EXPECT_GT(std::count(s.choice.begin(), s.choice.end(), Decision::kRecompute), 0);
+  EXPECT_TRUE(evaluate(p, s.choice).fits);
+  EXPECT_EQ(s.choice, make_solver("recompute-greedy")->solve(p, {}).choice);
 }
 
 TEST(GreedySolver, SimulatorJudgedUndoOnlyAcceptsImprovements) {

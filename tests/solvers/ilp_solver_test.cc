@@ -42,11 +42,11 @@ std::optional<std::vector<Decision>> expect_enumerated_optimum(const Problem& p,
   auto truth = exhaustive_optimum(p);
   Solution s = IlpSolver().solve(p, {});
   if (!truth) {
-    EXPECT_EQ(s.status, "infeasible") << "fraction " << fraction;
+    EXPECT_EQ(s.status, SolveStatus::kInfeasible) << "fraction " << fraction;
     return std::nullopt;
   }
-  if (s.status != "optimal") {
-    ADD_FAILURE() << "status " << s.status << ": " << s.note;
+  if (s.status != SolveStatus::kOptimal) {
+    ADD_FAILURE() << "status " << to_string(s.status) << ": " << s.note;
     return std::nullopt;
   }
   // Optimal for the model; reported with the link replayed (link_queue.h).
@@ -98,12 +98,12 @@ TEST_P(SmallProblems, NoHeuristicBeatsTheIlpBound) {
       p.holds_cost_time = priced;
       Solution ilp = IlpSolver().solve(p, {});
       Solution greedy = GreedySolver().solve(p, {});
-      if (ilp.status == "infeasible") {
+      if (ilp.status == SolveStatus::kInfeasible) {
         ++infeasible;
         continue;
       }
       ASSERT_TRUE(ilp.bound_seconds.has_value());
-      if (greedy.status == "heuristic") {
+      if (greedy.status == SolveStatus::kHeuristic) {
         EXPECT_TRUE(evaluate(p, greedy.choice).fits);
         EXPECT_GE(greedy.objective_seconds, *ilp.bound_seconds - 1e-9) << "priced " << priced;
         ++compared;
@@ -111,8 +111,8 @@ TEST_P(SmallProblems, NoHeuristicBeatsTheIlpBound) {
     }
   }
   EXPECT_EQ(compared, 6);  // every budget: the ILP and the heuristic both fit
-  std::printf("seed %u: %d heuristic plans against the bound, %d budgets infeasible\n",
-              GetParam(), compared, infeasible);
+  std::printf("seed %u: %d heuristic plans against the bound, %d budgets infeasible\n", GetParam(),
+              compared, infeasible);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, SmallProblems, ::testing::Range(1u, 9u));
@@ -120,7 +120,7 @@ INSTANTIATE_TEST_SUITE_P(Seeds, SmallProblems, ::testing::Range(1u, 9u));
 TEST(IlpSolver, WarmStartIsNeverWorsened) {
   Problem p = test::random_problem(42, 60, 200, 0.6);
   Solution greedy = GreedySolver().solve(p, {});
-  ASSERT_EQ(greedy.status, "heuristic");
+  ASSERT_EQ(greedy.status, SolveStatus::kHeuristic);
   SolverOptions o;
   o.warm_start = greedy.choice;
   o.time_limit_seconds = 2;
@@ -132,13 +132,13 @@ TEST(IlpSolver, WarmStartIsNeverWorsened) {
 TEST(IlpSolver, ReportsInfeasibleBudgets) {
   Problem p = test::random_problem(7, 8, 30, 0.01);
   Solution s = IlpSolver().solve(p, {});
-  EXPECT_EQ(s.status, "infeasible");
+  EXPECT_EQ(s.status, SolveStatus::kInfeasible);
 }
 
 TEST(IlpSolver, FitsAlreadyMeansKeepEverything) {
   Problem p = test::random_problem(3, 8, 30, 1.0);
   Solution s = IlpSolver().solve(p, {});
-  EXPECT_EQ(s.status, "optimal");
+  EXPECT_EQ(s.status, SolveStatus::kOptimal);
   EXPECT_EQ(s.objective_seconds, 0.0);
   for (auto d : s.choice) EXPECT_EQ(d, Decision::kKeep);
 }
@@ -154,8 +154,8 @@ TEST(IlpSolver, CoarsensLargeProblemsAndSaysSo) {
   Solution s = IlpSolver(100).solve(p, {});
   EXPECT_NE(s.note.find("coarsened"), std::string::npos) << s.note;
   EXPECT_FALSE(s.bound_seconds.has_value());
-  if (s.status != "infeasible") {
-    EXPECT_EQ(s.status, "feasible");
+  if (s.status != SolveStatus::kInfeasible) {
+    EXPECT_EQ(s.status, SolveStatus::kFeasible);
     EXPECT_TRUE(evaluate(p, s.choice).fits);
   }
 }

@@ -168,7 +168,7 @@ TEST(IlpTimeLimit, TinyLimitStillReturnsAFeasiblePlan) {
   volatile bool interrupted = false;
   o.interrupted = &interrupted;
   Solution s = IlpSolver().solve(p, o);
-  EXPECT_EQ(s.status, "time_limit") << s.note;
+  EXPECT_EQ(s.status, SolveStatus::kTimeLimit) << s.note;
   expect_valid(p, s);
   // Stopping on our own clock is not a SIGINT.
   EXPECT_FALSE(interrupted);
@@ -177,12 +177,12 @@ TEST(IlpTimeLimit, TinyLimitStillReturnsAFeasiblePlan) {
 TEST(IlpTimeLimit, TinyLimitKeepsTheWarmStart) {
   Problem p = mid_problem();
   Solution greedy = GreedySolver().solve(p, {});
-  ASSERT_EQ(greedy.status, "heuristic");
+  ASSERT_EQ(greedy.status, SolveStatus::kHeuristic);
   SolverOptions o;
   o.time_limit_seconds = kTiny;
   o.warm_start = greedy.choice;
   Solution s = IlpSolver().solve(p, o);
-  EXPECT_EQ(s.status, "time_limit") << s.note;
+  EXPECT_EQ(s.status, SolveStatus::kTimeLimit) << s.note;
   expect_valid(p, s);
   EXPECT_LE(s.objective_seconds, greedy.objective_seconds + 1e-12);
 }
@@ -193,7 +193,7 @@ TEST(IlpTimeLimit, TinyLimitCountsTheCoarsening) {
   o.time_limit_seconds = kTiny;
   Solution s = IlpSolver(100).solve(p, o);
   EXPECT_NE(s.note.find("coarsened"), std::string::npos) << s.note;
-  EXPECT_EQ(s.status, "time_limit") << s.note;
+  EXPECT_EQ(s.status, SolveStatus::kTimeLimit) << s.note;
   expect_valid(p, s);
   EXPECT_FALSE(s.bound_seconds.has_value());
 }
@@ -209,7 +209,7 @@ TEST(IlpTimeLimit, ModelsTooLargeForTheLimitAreCoarsened) {
   o.time_limit_seconds = kTiny;
   Solution s = IlpSolver().solve(p, o);
   EXPECT_NE(s.note.find("nonzeros >"), std::string::npos) << s.note;
-  EXPECT_EQ(s.status, "time_limit") << s.note;
+  EXPECT_EQ(s.status, SolveStatus::kTimeLimit) << s.note;
   expect_valid(p, s);
 }
 
@@ -218,7 +218,7 @@ TEST(IlpTimeLimit, SameProblemSameAnswer) {
   Problem p = mid_problem();
   Solution a = IlpSolver().solve(p, {});
   Solution b = IlpSolver().solve(p, {});
-  ASSERT_EQ(a.status, "optimal") << a.note;
+  ASSERT_EQ(a.status, SolveStatus::kOptimal) << a.note;
   EXPECT_EQ(a.choice, b.choice);
   EXPECT_EQ(a.objective_seconds, b.objective_seconds);
   EXPECT_GT(a.objective_seconds, 0.0);

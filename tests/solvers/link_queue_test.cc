@@ -183,7 +183,7 @@ TEST(LinkQueue, TheIlpStopsQueueingOnceTheReplayShowsTheWait) {
   // The model alone sees two free swaps; the queues make one of them cost 2 s.
   EXPECT_DOUBLE_EQ(evaluate(p, std::vector<Decision>(2, Decision::kSwap)).overhead_seconds, 0.0);
   const Solution s = IlpSolver().solve(p, {});
-  ASSERT_EQ(s.status, "optimal") << s.note;
+  ASSERT_EQ(s.status, SolveStatus::kOptimal) << s.note;
   int swaps = 0, recomputes = 0;
   for (Decision d : s.choice) {
     swaps += d == Decision::kSwap;

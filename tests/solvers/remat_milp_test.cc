@@ -50,10 +50,10 @@ bool expect_milp_exact(const RematProblem& p, const std::string& what) {
   const auto best = test_util::brute_force_optimum(p, true);
   const RematSchedule s = solve_remat_milp(p, {});
   if (!best) {
-    EXPECT_EQ(s.status, "infeasible") << what;
+    EXPECT_EQ(s.status, SolveStatus::kInfeasible) << what;
     return false;
   }
-  EXPECT_EQ(s.status, "optimal") << what;
+  EXPECT_EQ(s.status, SolveStatus::kOptimal) << what;
   EXPECT_NEAR(s.seconds, *best, 1e-9 * std::max(1.0, *best)) << what;
   const RematReplay r = replay(p, s.runs);
   EXPECT_EQ(r.error, "") << what;
@@ -132,7 +132,7 @@ TEST(RematMilp, TightBudgetsRecomputeMoreAndNeverLess) {
     const RematProblem p =
         remat_problem(d.graph, d.costs, top.base_bytes + values * d.value_bytes + 64);
     const RematSchedule s = solve_remat_milp(p, {});
-    if (s.status != "optimal") break;
+    if (s.status != SolveStatus::kOptimal) break;
     EXPECT_GE(s.seconds, last - 1e-12) << values;
     last = s.seconds;
     ++checked;

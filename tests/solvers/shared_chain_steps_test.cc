@@ -44,7 +44,7 @@ double seconds_of(const Fork& f, const std::string& node) {
 TEST(SharedChainSteps, TheIntermediateBothChainsRunIsOneSharedStep) {
   const Fork f = fork_graph();
   ProblemOptions options;
-  options.allow_swap = false;
+  options.evictions = Evictions::recompute_only();
   const Problem p = build_problem(f.graph, f.costs, 0, options);
   const std::size_t a = candidate_of(p, f.graph, "a"), b = candidate_of(p, f.graph, "b");
   ASSERT_LT(a, p.candidates.size());
@@ -72,7 +72,7 @@ TEST(SharedChainSteps, TheIntermediateBothChainsRunIsOneSharedStep) {
 TEST(SharedChainSteps, TheScheduleRunsTheSharedStepOnce) {
   const Fork f = fork_graph();
   ProblemOptions options;
-  options.allow_swap = false;
+  options.evictions = Evictions::recompute_only();
   const Problem p = build_problem(f.graph, f.costs, 0, options);
   std::vector<Decision> choice(p.candidates.size(), Decision::kRecompute);
   std::vector<planner::Decision> by_tensor(f.graph.tensors().size(), Decision::kKeep);
@@ -94,7 +94,7 @@ TEST(SharedChainSteps, TheScheduleRunsTheSharedStepOnce) {
 TEST(SharedChainSteps, GreedyObjectiveIsTheModels) {
   const Fork f = fork_graph();
   ProblemOptions options;
-  options.allow_swap = false;
+  options.evictions = Evictions::recompute_only();
   Problem p = build_problem(f.graph, f.costs, 0, options);
   p.budget_bytes = p.baseline_peak() - p.candidates[0].bytes - 1;  // needs both out somewhere
   const Solution s = GreedySolver().solve(p, {});
