@@ -51,7 +51,7 @@ bool is_gradient_buffer(const Graph& g, std::string_view name) {
 
 void classify(Graph& graph, const std::optional<std::string>& loss,
               const std::set<std::string>& symbolic_inputs, std::vector<std::string>& warnings) {
-  auto& nodes = graph.mutable_nodes();
+  const auto& nodes = graph.nodes();
   auto& tensors = graph.mutable_tensors();
   graph.loss = find_loss(graph, loss);
 
@@ -59,15 +59,16 @@ void classify(Graph& graph, const std::optional<std::string>& loss,
   // because producers precede consumers.
   if (graph.loss == kNoTensor) {
     warnings.push_back("no scalar graph output to treat as the loss: the whole graph is forward");
-    for (auto& n : nodes) n.is_forward = true;
+    for (NodeId i = 0; i < nodes.size(); ++i) graph.set_forward(i, true);
   } else {
     std::vector<bool> needed(tensors.size(), false);
     needed[graph.loss] = true;
     for (NodeId i = static_cast<NodeId>(nodes.size()); i-- > 0;) {
-      Node& n = nodes[i];
-      n.is_forward =
+      const Node& n = nodes[i];
+      const bool forward =
           std::any_of(n.outputs.begin(), n.outputs.end(), [&](TensorId t) { return needed[t]; });
-      if (n.is_forward)
+      graph.set_forward(i, forward);
+      if (forward)
         for (TensorId in : n.inputs) needed[in] = true;
     }
   }

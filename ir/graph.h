@@ -26,7 +26,6 @@ class Graph {
   const std::vector<Tensor>& tensors() const { return tensors_; }
   const std::vector<Node>& nodes() const { return nodes_; }
   std::vector<Tensor>& mutable_tensors() { return tensors_; }
-  std::vector<Node>& mutable_nodes() { return nodes_; }
   // Marks a node as part of the forward (no index depends on the flag).
   void set_forward(NodeId id, bool forward) { nodes_.at(id).is_forward = forward; }
   const Tensor& tensor(TensorId id) const { return tensors_.at(id); }

@@ -1,12 +1,13 @@
 #pragma once
-// Device memory followed step by step: whose storage is resident, the bytes
-// in use and their peak. It is the project's one such account: the
-// schedule emitter, the over-budget diagnosis, the DTR evictor, the remat
-// replay and planner::Residency (and through it the validator, simulator,
-// layout, rewrite and executor) each follow memory through one, so no two
-// of them can count a step differently.
-// check() recounts it from scratch, as XLA's MemoryUsageTracker::Check()
-// does. Ids are tensor ids, or any dense ids with a size each.
+// Device memory followed step by step: whose storage is resident, the
+// bytes in use and their peak. It is the project's one such account: the
+// baseline (ir/baseline_memory), the schedule emitter, the over-budget
+// diagnosis, the DTR evictor, the remat replay and planner::Residency (and
+// through it the validator, simulator, layout, rewrite and executor) each
+// follow memory through one, so no two of them can count a step
+// differently. check() recounts it from scratch, as XLA's
+// MemoryUsageTracker::Check() does. Ids are tensor ids, or any dense ids
+// with a size each.
 #include <cstdint>
 #include <string>
 #include <vector>

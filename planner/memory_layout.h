@@ -49,12 +49,13 @@ struct MemoryLayout {
 std::vector<Allocation> allocations_of(const ir::Graph& graph, const Plan& plan);
 
 enum class LayoutMethod {
-  // Offline best-fit over lifetimes: allocations are placed in some order,
-  // each into the smallest gap left by the allocations already placed whose
-  // lifetimes overlap its own (or on top of them). Three orders (largest,
-  // largest size x lifetime, longest-lived first; the first only past
+  // Offline placement over lifetimes: allocations are placed in some order,
+  // each into a gap left by the allocations already placed whose lifetimes
+  // overlap its own (or on top of them). Four strategies (largest first into
+  // the smallest gap and into the lowest, largest size x lifetime and
+  // longest-lived first into the smallest; the first alone past
   // kLargestToTryEveryOrder allocations) and kInScheduleOrder are tried and
-  // the smallest arena kept. The tightest arenas, but O(n^2) per order:
+  // the smallest arena kept. The tightest arenas, but O(n^2) per strategy:
   // most of a 100k-node plan's time went here.
   kBySize,
   // Best-fit from a free list in schedule order, as an allocator would do
