@@ -28,7 +28,6 @@ class MemoryTracker {
   std::uint64_t bytes(TensorId t) const { return bytes_[t]; }
   std::uint64_t bytes_in_use() const { return in_use_; }
   std::uint64_t peak_bytes() const { return peak_; }
-  std::size_t size() const { return bytes_.size(); }
 
   // Each returns whether it changed anything: making a resident tensor
   // resident, or releasing one that is not, is a no-op the callers rely on.

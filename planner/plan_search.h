@@ -52,8 +52,8 @@ std::uint64_t smallest_reachable_peak(const ir::Graph& graph, const ir::NodeCost
 
 // Given decisions by TensorId (the what-if of `memplan simulate`): the
 // schedule made as `plan` makes it, in the planning order, restated for the
-// graph as given. The plan has no model path, hash or solver set; `fits`
-// and `diagnosis` are the scheduler's.
+// graph as given. The plan has no model path or hash; its solver is
+// "what-if" / heuristic; `fits` and `diagnosis` are the scheduler's.
 struct ScheduledDecisions {
   Plan plan;
   bool fits = false;

@@ -46,7 +46,6 @@ class Residency {
 
   std::uint64_t bytes_in_use() const { return memory_.bytes_in_use(); }
   std::uint64_t peak_bytes() const { return memory_.peak_bytes(); }
-  const ir::MemoryTracker& memory() const { return memory_; }
 
  private:
   void allocate(ir::TensorId t);

@@ -5,7 +5,6 @@
 #include "planner/plan_assembly.h"
 #include "planner/plan_search.h"
 #include "planner/plan_validator.h"
-#include "solvers/solve_status.h"
 #include "util/errors.h"
 #include "util/units.h"
 
@@ -35,17 +34,15 @@ WhatIf what_if_decisions(const ir::Graph& graph, const ir::NodeCosts& costs,
   p = std::move(sched.plan);
   p.model_path = model.path;
   p.model_sha256 = model.sha256;
-  p.solver = {"what-if", std::string(to_string(solvers::SolveStatus::kHeuristic)), 0, std::nullopt,
-              0};
   for (ir::TensorId t = 0; t < graph.tensors().size(); ++t)
     if (requested[t] != Decision::kKeep && p.decisions[t] == Decision::kKeep)
       w.fell_back.push_back(graph.tensor(t).name);
 
   // The simulator trusts its schedule; check the scheduler's against every
-  // rule but the budget, which is reported below instead.
+  // rule but the budget, which is reported below instead. (Its predicted
+  // figures are those schedule_decisions filled in: the budget moves none.)
   Plan unlimited = p;
   unlimited.budget_bytes = UINT64_MAX;
-  fill_predicted(graph, unlimited);
   if (Validation v = validate(graph, unlimited); !v.valid)
     throw InvalidPlanError("the scheduler made an invalid schedule for " + model.source + ": " +
                            v.message);
