@@ -71,13 +71,24 @@ def anchored_nodes(model: onnx.ModelProto) -> list[dict]:
     return found
 
 
+def fused_position(pos: dict, name: str) -> int | None:
+    """Where `name` runs in ORT's order: under its own name, or, where ORT
+    fused it with a neighbour, as the fused node ORT names after it
+    ("<name>/MatmulTransposeFusion/": swin_tiny's remade attention MatMul
+    at EXTENDED)."""
+    if name in pos:
+        return pos[name]
+    fused = [i for n, i in pos.items() if n.startswith(name + "/")]
+    return min(fused) if fused else None
+
+
 def order_problems(model: onnx.ModelProto, order: list[str]) -> tuple[int, list[str]]:
     """(anchored nodes checked, what ORT's order breaks)."""
     pos = {name: i for i, name in enumerate(order)}
     problems = []
     nodes = anchored_nodes(model)
     for a in nodes:
-        me = pos.get(a["runs_as"])
+        me = fused_position(pos, a["runs_as"])
         if me is None and a["kind"] != "SwapIn":
             # a node ORT removed (an Identity) or fused into another under a
             # new name: the anchored input it read remains, and ORT cannot
