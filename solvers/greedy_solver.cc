@@ -299,11 +299,19 @@ class GreedyRun {
       const std::vector<Decision> saved = st_.choice();
       const double before = st_.objective();
       ratio_[worst_i] = -1;  // tried once
-      st_.set(worst_i, Decision::kKeep);
-      fill(worst_c, worst_i);
-      if (st_.fits()) undo_pass();
-      if (!st_.fits() || st_.objective() >= before - 1e-15) restore(saved);
+      if (!move_and_refill(worst_i, Decision::kKeep, worst_c) || st_.objective() >= before - 1e-15)
+        restore(saved);
     }
+  }
+
+  // Candidate i to option d, the plan refilled from candidates that add at
+  // most `cost_limit` each and, where it fits, trimmed by undo. The move of
+  // both exchanges; returns whether the plan fits.
+  bool move_and_refill(std::size_t i, Decision d, double cost_limit) {
+    st_.set(i, d);
+    fill(cost_limit, i);
+    if (st_.fits()) undo_pass();
+    return st_.fits();
   }
 
   // Local search judged by the replayed objective, which charges what the
@@ -345,10 +353,7 @@ class GreedyRun {
     std::vector<Decision> best;
     for (Decision d : {Decision::kKeep, Decision::kSwap, Decision::kRecompute}) {
       if (d == saved[i] || (d != Decision::kKeep && !option_ok(i, d))) continue;
-      st_.set(i, d);
-      fill(std::numeric_limits<double>::infinity(), i);
-      if (st_.fits()) undo_pass();
-      if (st_.fits()) {
+      if (move_and_refill(i, d, std::numeric_limits<double>::infinity())) {
         const double t = replayed_overhead_seconds(p_, st_.choice());
         if (t < now - 1e-12) {
           now = t;
