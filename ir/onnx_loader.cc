@@ -459,21 +459,23 @@ Graph build_graph(const onnx::ModelProto& model, const LoadOptions& options,
     for (int i : order) *sorted.Add() = g.node(i);
     nodes->Swap(&sorted);
   }
-  auto types = resolve_types(work, where, options.shape_inference, warnings);
-
-  for (int i : order) {
-    const auto& pn = g.node(i);
-    Node node;
-    node.name = names[i];
-    node.op_type = pn.op_type();
-    node.domain = pn.domain();
-    if (node.domain == "ai.onnx") node.domain.clear();
-    for (const auto& r : reads[i]) node.inputs.push_back(graph.tensor_id(r));
-    for (const auto& o : pn.output())
-      if (!o.empty()) node.outputs.push_back(graph.tensor_id(o));
-    node.attrs = read_attributes(pn);
-    graph.add_node(std::move(node));
-  }
+  // The nodes need no types: they are built while the inference runs.
+  auto add_nodes = [&] {
+    for (int i : order) {
+      const auto& pn = g.node(i);
+      Node node;
+      node.name = names[i];
+      node.op_type = pn.op_type();
+      node.domain = pn.domain();
+      if (node.domain == "ai.onnx") node.domain.clear();
+      for (const auto& r : reads[i]) node.inputs.push_back(graph.tensor_id(r));
+      for (const auto& o : pn.output())
+        if (!o.empty()) node.outputs.push_back(graph.tensor_id(o));
+      node.attrs = read_attributes(pn);
+      graph.add_node(std::move(node));
+    }
+  };
+  auto types = resolve_types(work, where, options.shape_inference, warnings, add_nodes);
   for (const auto& v : g.output()) {
     auto id = graph.find_tensor(v.name());
     if (!id) throw InputError(where + ": graph output '" + v.name() + "' is made by no node");

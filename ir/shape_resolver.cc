@@ -331,12 +331,21 @@ std::string seconds_text(std::chrono::milliseconds t) {
 }  // namespace
 
 Types resolve_types(onnx::ModelProto& model, const std::string& where,
-                    const ShapeInferenceIsolation& isolation, std::vector<std::string>& warnings) {
+                    const ShapeInferenceIsolation& isolation, std::vector<std::string>& warnings,
+                    const std::function<void()>& meanwhile) {
+  bool ran = false;  // a failed isolation falls back in-process: once, all the same
+  auto once = [&] {
+    if (meanwhile && !ran) meanwhile();
+    ran = true;
+  };
   // Built here, before any fork, so that children inherit it (and ONNX's own
   // schema registry, which it fills) instead of each building its own.
   static const TrainingSchemaRegistry registry;
-  if (!isolation.isolated || inprocess_from_environment())
-    return resolve_in_process(model, registry, warnings);
+  if (!isolation.isolated || inprocess_from_environment()) {
+    Types types = resolve_in_process(model, registry, warnings);
+    once();
+    return types;
+  }
 
   util::IsolatedOutcome outcome;
   try {
@@ -346,13 +355,15 @@ Types resolve_types(onnx::ModelProto& model, const std::string& where,
           std::vector<std::string> child_warnings;
           return encode(infer_types(model, registry, child_warnings), child_warnings);
         },
-        isolation.timeout);
+        isolation.timeout, once);
   } catch (const std::system_error& e) {
     // No child to be had (process limit, memory) or no way to hear from it:
     // inference still works here, only without the protection.
     warnings.push_back("shape inference ran in-process: the isolated run failed (" +
                        std::string(e.what()) + ")");
-    return resolve_in_process(model, registry, warnings);
+    Types types = resolve_in_process(model, registry, warnings);
+    once();
+    return types;
   }
   if (outcome.kind != util::IsolatedOutcome::Kind::kOk)
     throw_for(outcome, where, isolation.timeout);

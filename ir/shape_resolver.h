@@ -34,8 +34,11 @@ struct ShapeInferenceIsolation {
 // Runtime's naming) takes X's shape: a gradient has its variable's shape.
 // Throws InputError, prefixed with `where`, when the isolated inference
 // crashes or runs past the timeout.
+// `meanwhile`, when given, runs once in this process while the isolated
+// inference runs (after it, in-process): work that needs no types overlaps
+// the child's (synth100k: building the graph's nodes, 0.45 s of 3.7 s).
 std::unordered_map<std::string, onnx::TypeProto> resolve_types(
     onnx::ModelProto& model, const std::string& where, const ShapeInferenceIsolation& isolation,
-    std::vector<std::string>& warnings);
+    std::vector<std::string>& warnings, const std::function<void()>& meanwhile = {});
 
 }  // namespace memplan::ir

@@ -15,14 +15,14 @@ constexpr double kFloorTimeLimitSeconds = 10;
 // The plan for the smallest reachable peak, laid out; nullopt where even
 // that search finds no plan.
 std::optional<PlanOutcome> floor_plan(const ir::Graph& graph, const ir::NodeCosts& costs,
-                                      const PlanRequest& request) {
+                                      const PlanningGraph& order, const PlanRequest& request) {
   PlanRequest at_floor = request;
   // At the floor the fallback's evict-all plans decide; a long ILP search
   // would only slow the failure path that reports this figure.
   at_floor.time_limit_seconds = std::min(request.time_limit_seconds, kFloorTimeLimitSeconds);
   at_floor.budget_bytes =
       smallest_reachable_peak(graph, costs, request.evictions, request.offload_state);
-  PlanOutcome out = search_plan(graph, costs, at_floor);
+  PlanOutcome out = search_plan(graph, costs, order, at_floor);
   if (!out.fits) return std::nullopt;
   out.plan.memory_layout = compute_memory_layout(graph, out.plan);
   return out;
@@ -32,7 +32,8 @@ std::optional<PlanOutcome> floor_plan(const ir::Graph& graph, const ir::NodeCost
 
 std::uint64_t smallest_reachable_budget(const ir::Graph& graph, const ir::NodeCosts& costs,
                                         const PlanRequest& request) {
-  std::optional<PlanOutcome> floor = floor_plan(graph, costs, request);
+  std::optional<PlanOutcome> floor =
+      floor_plan(graph, costs, planning_graph(graph, costs), request);
   const std::uint64_t peak =
       smallest_reachable_peak(graph, costs, request.evictions, request.offload_state);
   return floor ? std::max(peak, floor->plan.memory_layout->arena_bytes) : peak;
@@ -41,7 +42,8 @@ std::uint64_t smallest_reachable_budget(const ir::Graph& graph, const ir::NodeCo
 LayoutFitOutcome search_plan_with_layout(const ir::Graph& graph, const ir::NodeCosts& costs,
                                          const PlanRequest& request, int max_replans) {
   LayoutFitOutcome out;
-  out.outcome = search_plan(graph, costs, request);
+  const PlanningGraph order = planning_graph(graph, costs);
+  out.outcome = search_plan(graph, costs, order, request);
   out.planning_budget_bytes = request.budget_bytes;
   if (!out.outcome.fits) return out;
   const std::uint64_t budget = request.budget_bytes;
@@ -64,7 +66,7 @@ LayoutFitOutcome search_plan_with_layout(const ir::Graph& graph, const ir::NodeC
     if (request.interrupted != nullptr && *request.interrupted) break;
     PlanRequest tighter = request;
     tighter.budget_bytes = lowered;
-    PlanOutcome again = search_plan(graph, costs, tighter);
+    PlanOutcome again = search_plan(graph, costs, order, tighter);
     ++out.replans;
     if (!again.fits) break;
     again.plan.budget_bytes = budget;  // what it was made for; it fits more
@@ -77,7 +79,7 @@ LayoutFitOutcome search_plan_with_layout(const ir::Graph& graph, const ir::NodeC
   // Last: the plan for the smallest reachable peak, whose arena is
   // smallest_reachable_budget(), so any budget at or above that gets a plan.
   if (!out.layout_fits && !(request.interrupted != nullptr && *request.interrupted)) {
-    std::optional<PlanOutcome> floor = floor_plan(graph, costs, request);
+    std::optional<PlanOutcome> floor = floor_plan(graph, costs, order, request);
     ++out.replans;
     if (floor && floor->plan.memory_layout->arena_bytes <= budget) {
       out.planning_budget_bytes = floor->plan.budget_bytes;

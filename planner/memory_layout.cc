@@ -7,6 +7,7 @@
 #include <numeric>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include "planner/plan.h"
 #include "planner/residency.h"
@@ -250,6 +251,31 @@ Placement place_in_order(const Replay& r, const std::vector<std::uint64_t>& size
   return out;
 }
 
+// Every strategy's placement, in kStrategies' order; only the first past
+// kLargestToTryEveryOrder (each is another O(n^2)). The placements are
+// independent: on a large plan they run side by side (synth10k: 4 of them,
+// a quarter of the planning time when one after the other).
+std::vector<Placement> place_by_each_strategy(const Replay& r,
+                                              const std::vector<std::uint64_t>& size) {
+  constexpr std::size_t kWorthAThread = 2000;  // allocations
+  const std::size_t n = size.size();
+  std::vector<Placement> tried(n > kLargestToTryEveryOrder ? 1 : kStrategies.size());
+  auto place = [&](std::size_t k) {
+    tried[k] =
+        place_by_size(r, size, placement_order(r, size, kStrategies[k].order), kStrategies[k].gap);
+  };
+  std::vector<std::jthread> others;
+  for (std::size_t k = 1; k < tried.size(); ++k) {
+    if (n < kWorthAThread)
+      place(k);
+    else
+      others.emplace_back(place, k);
+  }
+  place(0);
+  others.clear();  // joins
+  return tried;
+}
+
 std::string alignment_problem(std::uint64_t alignment) {
   const bool power_of_two = alignment != 0 && (alignment & (alignment - 1)) == 0;
   if (power_of_two && alignment >= MemoryLayout::kDefaultAlignment) return {};
@@ -282,11 +308,8 @@ MemoryLayout compute_memory_layout(const ir::Graph& graph, const Plan& plan,
   Placement best = place_in_order(r, size);
   if (method == LayoutMethod::kBySize) {
     // The online order is a candidate too; ties go to the offline orders.
-    for (const Strategy& k : kStrategies) {
-      Placement p = place_by_size(r, size, placement_order(r, size, k.order), k.gap);
+    for (Placement& p : place_by_each_strategy(r, size))
       if (p.arena_bytes <= best.arena_bytes) best = std::move(p);
-      if (n > kLargestToTryEveryOrder) break;  // each strategy is another O(n^2)
-    }
   }
   for (std::size_t a = 0; a < n; ++a) r.allocations[a].offset = best.offsets[a];
   layout.arena_bytes = best.arena_bytes;

@@ -1,11 +1,14 @@
 #include "solvers/greedy_solver.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <deque>
 #include <limits>
 #include <numeric>
 #include <optional>
 #include <queue>
+#include <thread>
 
 #include "solvers/evictions.h"
 #include "solvers/greedy_state.h"
@@ -188,10 +191,14 @@ class GreedyRun {
   // Lazy greedy: costs only grow as the link fills, so a popped entry whose
   // fresh ratio still tops the heap is the true best.
   void fill(double cost_limit, std::size_t skip) {
-    std::priority_queue<std::pair<double, std::size_t>> heap;
+    // Built in O(n), not pushed one by one: the pairs are distinct, so the
+    // pops come in the same order either way.
+    std::vector<std::pair<double, std::size_t>> entries;
     for (std::size_t i : order_)
       if (st_.choice()[i] == Decision::kKeep && i != skip && preferred_[i] != Decision::kKeep)
-        heap.emplace(ratio_[i], i);
+        entries.emplace_back(ratio_[i], i);
+    std::priority_queue<std::pair<double, std::size_t>> heap(
+        std::less<std::pair<double, std::size_t>>(), std::move(entries));
     while (!st_.fits() && !heap.empty()) {
       const std::size_t i = heap.top().second;
       heap.pop();
@@ -263,6 +270,9 @@ class GreedyRun {
 
   void undo_pass() {
     for (std::size_t i : chosen_by_cost(st_.choice())) {
+      // Most undos fail; telling so without the move and its way back
+      // halves the replayed moves' time on synth10k.
+      if (const auto fits = st_.fits_if_kept(i); fits && !*fits) continue;
       const Decision was = st_.choice()[i];
       st_.set(i, Decision::kKeep);
       if (!st_.fits()) st_.set(i, was);
@@ -432,14 +442,46 @@ bool any_recomputable(const Problem& p) {
 Solution GreedySolver::solve(const Problem& p, const SolverOptions& options) const {
   const auto start = Clock::now();
   Solution out;
-  out.choice = GreedyRun(p, config_, options).run();
-  if (options.simulate) keep_the_fastest_run(p, options, out);
+  if (options.simulate && p.candidates.size() <= kAlternativesMaxCandidates)
+    keep_the_fastest_run(p, options, out);  // the main run among the others
+  else
+    out.choice = GreedyRun(p, config_, options).run();
   const ModelEval e = evaluate(p, out.choice);
   out.objective_seconds = replayed_objective(p, out.choice, e).seconds;
   out.status = e.fits ? SolveStatus::kHeuristic : SolveStatus::kInfeasible;
   out.solve_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return out;
 }
+
+namespace {
+
+// One second-opinion run: its problem (a variant of the main one, or that
+// one itself), its config and what the note calls it.
+struct RunJob {
+  std::optional<Problem> own;
+  const Problem* problem = nullptr;
+  GreedySolver::Config config;
+  std::string what;
+  std::vector<Decision> choice;
+};
+
+// The runs are independent and each is deterministic: they go on as many
+// threads as the machine has (synth10k: 8 runs, most of the planning time),
+// and the plans are the same as one after the other.
+void run_jobs(std::deque<RunJob>& jobs, const SolverOptions& options) {
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t k = next++; k < jobs.size(); k = next++)
+      jobs[k].choice = GreedyRun(*jobs[k].problem, jobs[k].config, options).run();
+  };
+  const std::size_t threads =
+      std::min<std::size_t>(jobs.size(), std::max(1U, std::thread::hardware_concurrency()));
+  std::vector<std::jthread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+}
+
+}  // namespace
 
 // The model prices some plans wrongly: swaps more optimistically than the
 // link delivers where copies crowd, and chain holds more pessimistically
@@ -451,49 +493,59 @@ Solution GreedySolver::solve(const Problem& p, const SolverOptions& options) con
 // the model does not count, so the dearer pricing sometimes schedules
 // better), and one that leaves the link unpriced (the lowest objective
 // after the first fill is not always the lowest after local search).
-// Above kAlternativesMaxCandidates, the main run only.
+// The main run is one of the jobs. Above kAlternativesMaxCandidates, solve()
+// makes the main run only.
 void GreedySolver::keep_the_fastest_run(const Problem& p, const SolverOptions& options,
                                         Solution& out) const {
-  if (p.candidates.size() > kAlternativesMaxCandidates) return;
   Config alt = config_;
   alt.simulate_calls = std::min(config_.simulate_calls, 10);
-  std::vector<std::pair<std::vector<Decision>, std::string>> others;
+  std::deque<RunJob> jobs;  // a deque: each job's problem stays put as jobs are added
+  jobs.push_back({std::nullopt, &p, config_, "the main run", {}});
   // Each variant as configured and, where its link is priced, unpriced too.
-  auto also_unpriced = [&](const Problem& q, const Config& c, const std::string& what) {
+  auto unpriced_too = [&](const Problem* q, const Config& c, const std::string& what) {
     if (!c.price_link) return;
-    Config unpriced = c;
-    unpriced.price_link = false;
-    others.emplace_back(GreedyRun(q, unpriced, options).run(), what + " with the link unpriced");
+    RunJob& job = jobs.emplace_back();
+    job.problem = q;
+    job.config = c;
+    job.config.price_link = false;
+    job.what = what + " with the link unpriced";
   };
-  auto run = [&](const Problem& q, const Config& c, const std::string& what) {
-    others.emplace_back(GreedyRun(q, c, options).run(), what);
-    also_unpriced(q, c, what);
+  auto variant = [&](Problem q, const Config& c, const std::string& what) {
+    RunJob& job = jobs.emplace_back();
+    job.own = std::move(q);
+    job.problem = &*job.own;
+    job.config = c;
+    job.what = what;
+    unpriced_too(job.problem, c, what);
   };
-  also_unpriced(p, alt, "the run");
+  unpriced_too(&p, alt, "the run");
   if (any_recomputable(p)) {
     Problem only = p;
     restrict_evictions(only, Evictions::recompute_only());
     Config recompute_only = alt;
     recompute_only.price_link = false;  // no copies on the link to price
-    run(only, recompute_only, "the recompute-only run");
+    variant(std::move(only), recompute_only, "the recompute-only run");
   }
   if (!p.holds.empty()) {
     Problem unheld = p;
     unheld.holds.clear();
-    run(unheld, alt, "the run without chain holds");
+    variant(std::move(unheld), alt, "the run without chain holds");
   }
   if (!p.holds.empty() && !p.holds_cost_time) {
     Problem rebuilt = p;
     rebuilt.holds_cost_time = true;
-    run(rebuilt, alt, "the run rebuilding recomputed chain inputs");
+    variant(std::move(rebuilt), alt, "the run rebuilding recomputed chain inputs");
   }
   if (!p.shared_steps.empty()) {
     Problem unshared = p;
     unshared.shared_steps.clear();
-    run(unshared, alt, "the run pricing shared chain steps per reader");
+    variant(std::move(unshared), alt, "the run pricing shared chain steps per reader");
   }
+  run_jobs(jobs, options);
+  out.choice = std::move(jobs.front().choice);
+  jobs.pop_front();
   std::optional<double> best = options.simulate(out.choice);
-  for (auto& [choice, what] : others) {
+  for (auto& [own, q, config, what, choice] : jobs) {
     if (choice == out.choice) continue;
     const std::optional<double> t = options.simulate(choice);
     if (!t || (best && *t >= *best)) continue;

@@ -50,6 +50,13 @@ void GreedyState::set(std::size_t i, Decision d) {
   apply_holds(i, +1);
 }
 
+std::optional<bool> GreedyState::fits_if_kept(std::size_t i) const {
+  if (!groups_of_[i].empty() || !fits()) return std::nullopt;
+  const Interval* g = gap(i, choice_[i]);
+  if (g == nullptr || g->empty()) return true;
+  return excess_.max(g->begin, g->end) + static_cast<std::int64_t>(p_.candidates[i].bytes) <= 0;
+}
+
 double GreedyState::marginal(std::size_t i, Decision d) const {
   auto link = [&](double out, double in) {
     return std::max(0.0, out - p_.forward_seconds) + std::max(0.0, in - p_.backward_seconds);

@@ -4,6 +4,7 @@
 // term of the objective, kept in step with every move so that a move and a
 // look at the objective each cost O(log S), not O(C).
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -26,6 +27,10 @@ class GreedyState {
     return g != nullptr && !g->empty() && excess_.max(g->begin, g->end) > 0;
   }
   void set(std::size_t i, Decision d);
+  // Whether a fitting plan still fits with candidate i kept, where that is
+  // known without the move: i is in no chain hold, so keeping it only puts
+  // its bytes back over its window. std::nullopt: only the move can tell.
+  std::optional<bool> fits_if_kept(std::size_t i) const;
   double cost(std::size_t i, Decision d) const {
     const Candidate& c = p_.candidates[i];
     return d == Decision::kSwap        ? c.swap_exposed_seconds

@@ -14,6 +14,7 @@ struct Interval {
   std::int64_t end = -1;
   bool empty() const { return begin > end; }
   bool contains(std::int64_t s) const { return begin <= s && s <= end; }
+  bool operator==(const Interval&) const = default;
 };
 
 struct Candidate {
@@ -41,6 +42,8 @@ struct Candidate {
   // backward reader and resident from then on, as at the start (docs/model.md
   // §Training state). The paper baselines leave these alone.
   bool state = false;
+
+  bool operator==(const Candidate&) const = default;
 };
 
 // A recompute reads its chain's inputs where it runs (docs/model.md §Chain
@@ -56,6 +59,8 @@ struct ChainHold {
   Interval held;
   std::uint64_t bytes = 0;
   std::size_t source = 0;  // the held tensor (a candidate of the fine problem)
+
+  bool operator==(const ChainHold&) const = default;
 };
 
 // A forward node that the recompute chains of several candidates run (an
@@ -67,6 +72,8 @@ struct ChainHold {
 struct SharedChainStep {
   double seconds = 0;
   std::vector<std::size_t> readers;
+
+  bool operator==(const SharedChainStep&) const = default;
 };
 
 struct Problem {
@@ -87,6 +94,9 @@ struct Problem {
   bool holds_cost_time = false;
 
   std::uint64_t baseline_peak() const;
+  // Two problems alike in every field get the same plan from any solver:
+  // the planner skips solving the second.
+  bool operator==(const Problem&) const = default;
 };
 
 }  // namespace memplan::solvers

@@ -19,7 +19,8 @@ struct SolverOptions {
   bool progress = false;  // incumbent / bound / elapsed on stderr
   // Optional: the true overhead (seconds) of an assignment, from the
   // scheduler and simulator. Local search uses it when given; the
-  // solvers never depend on the planner themselves.
+  // solvers never depend on the planner themselves. The greedy solver
+  // calls it from several threads at once: it must be safe to.
   std::function<std::optional<double>(const std::vector<Decision>&)> simulate;
   // A starting assignment (the ILP's warm start).
   std::vector<Decision> warm_start;

@@ -217,7 +217,8 @@ std::optional<IsolatedOutcome> parse_frame(std::string& frame) {
 }  // namespace
 
 IsolatedOutcome run_isolated(const std::function<std::string()>& fn,
-                             std::chrono::milliseconds timeout) {
+                             std::chrono::milliseconds timeout,
+                             const std::function<void()>& meanwhile) {
   int fds[2];
   // Close-on-exec: a program the parent starts later must not hold the
   // write end open (no EOF would come).
@@ -233,7 +234,8 @@ IsolatedOutcome run_isolated(const std::function<std::string()>& fn,
     run_child(fn, write_end.get(), parent);
   }
   ChildProcess child(pid);
-  write_end.reset();  // ours closed, EOF comes when the child's closes
+  write_end.reset();           // ours closed, EOF comes when the child's closes
+  if (meanwhile) meanwhile();  // the child blocks on a full pipe until we read
 
   std::string frame;
   IsolatedOutcome outcome;

@@ -38,9 +38,12 @@ struct IsolatedOutcome {
 // large process is slow to write). The child is always reaped, whatever the
 // outcome; it is killed if the parent dies first. `timeout` must be
 // positive; it counts from the fork. Throws std::system_error when no child
-// can be started (pipe or fork failed).
+// can be started (pipe or fork failed). `meanwhile`, when given, runs in
+// the parent once the child is started, before its result is read; an
+// exception from it kills the child and propagates.
 IsolatedOutcome run_isolated(const std::function<std::string()>& fn,
-                             std::chrono::milliseconds timeout);
+                             std::chrono::milliseconds timeout,
+                             const std::function<void()>& meanwhile = {});
 
 // "SIGSEGV" for SIGSEGV and the other common signals; "signal N" otherwise.
 std::string signal_name(int signal);
