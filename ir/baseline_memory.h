@@ -12,7 +12,7 @@ namespace memplan::ir {
 // a node makes freed right after its last reader, graph inputs, initializers
 // and outputs resident throughout.
 struct BaselineMemory {
-  std::uint64_t initial_bytes = 0;          // inputs and initializers
+  std::uint64_t initial_bytes = 0;           // inputs and initializers
   std::vector<std::uint64_t> after_compute;  // in use right after node i runs
   std::vector<std::uint64_t> after_frees;    // and after its frees
   std::uint64_t peak_bytes = 0;

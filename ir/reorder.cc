@@ -5,7 +5,8 @@
 namespace memplan::ir {
 
 Graph reorder_nodes(const Graph& graph, const std::vector<NodeId>& order) {
-  if (order.size() != graph.nodes().size()) throw std::invalid_argument("reorder: not a permutation");
+  if (order.size() != graph.nodes().size())
+    throw std::invalid_argument("reorder: not a permutation");
   std::vector<NodeId> position(order.size(), kNoNode);
   for (NodeId i = 0; i < order.size(); ++i) {
     if (order[i] >= order.size() || position[order[i]] != kNoNode)
@@ -27,7 +28,8 @@ Graph reorder_nodes(const Graph& graph, const std::vector<NodeId>& order) {
     const Node& n = graph.node(order[i]);
     for (TensorId in : n.inputs) {
       NodeId p = graph.tensor(in).producer;
-      if (p != kNoNode && position[p] >= i) throw std::invalid_argument("reorder: '" + n.name + "' before its input");
+      if (p != kNoNode && position[p] >= i)
+        throw std::invalid_argument("reorder: '" + n.name + "' before its input");
     }
     out.add_node(n);
   }

@@ -28,7 +28,7 @@ std::string_view to_string(TensorClass c);
 
 struct Tensor {
   std::string name;
-  std::int32_t elem_type = 0;   // ONNX TensorProto::DataType
+  std::int32_t elem_type = 0;       // ONNX TensorProto::DataType
   std::vector<std::int64_t> shape;  // every dim bound once the graph is loaded
   bool shape_known = false;
   std::uint64_t bytes = 0;  // element count x element size

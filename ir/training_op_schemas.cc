@@ -29,8 +29,8 @@ TrainingSchemaRegistry::TrainingSchemaRegistry() {
 }
 
 const onnx::OpSchema* TrainingSchemaRegistry::GetSchema(const std::string& key,
-                                                         int maxInclusiveVersion,
-                                                         const std::string& domain) const {
+                                                        int maxInclusiveVersion,
+                                                        const std::string& domain) const {
   if (domain == "com.microsoft") {
     auto it = schemas_.find(key);
     return it == schemas_.end() ? nullptr : &it->second;
@@ -38,7 +38,8 @@ const onnx::OpSchema* TrainingSchemaRegistry::GetSchema(const std::string& key,
   if (domain.empty() || domain == "ai.onnx") {
     if (const auto* wrapped = fallbacks_.find(key, maxInclusiveVersion)) return wrapped;
   }
-  if (const auto* schema = onnx::OpSchemaRegistry::Schema(key, maxInclusiveVersion, domain)) return schema;
+  if (const auto* schema = onnx::OpSchemaRegistry::Schema(key, maxInclusiveVersion, domain))
+    return schema;
   // ORT writes some of its training ops (MaxPoolGrad) into the default domain.
   if (domain.empty()) {
     auto it = schemas_.find(key);

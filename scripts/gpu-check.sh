@@ -4,8 +4,11 @@
 # by `memplan run --backend cuda` (once with poisoned frees for integrity,
 # three times without for time), printing measured next to predicted
 # (device bytes from cudaMemGetInfo against the budget, iteration time,
-# integrity errors). Fails on an integrity error or measured bytes over the
-# budget; asserts no time yet. A few minutes in all.
+# integrity errors), after measuring the pinned copy rates against the
+# preset (scripts/gpu_bandwidth.py, where PyTorch is). Fails on an integrity
+# error, measured bytes over the budget, or a measured iteration time more
+# than TIME_TOLERANCE (default 10 %) from the predicted one. Each case's row
+# also goes to OUT_DIR/results.jsonl. A few minutes in all.
 # It proves something only on a GPU with a driver new enough for this
 # build's CUDA: anywhere else it prints "nothing proven" and exits 3, so a
 # machine without a GPU can never pass it. Without nvcc it fails (exit 1).
@@ -52,6 +55,10 @@ else
   memplan=$build_dir/cli/memplan
 fi
 mkdir -p "$out"
+"$memplan" devices --json >"$out/devices.json"
+python3 scripts/gpu_bandwidth.py --preset-json "$out/devices.json" --device "$device" \
+  -o "$out/bandwidth.json" || echo "gpu-check: no copy-rate figures (above)"
+export TIME_TOLERANCE=${TIME_TOLERANCE:-10}
 
 # fixture|dims: big enough that kernels, not launches, set the time.
 cases=(
@@ -113,18 +120,57 @@ for c in "${cases[@]}"; do
       continue
     fi
     [ "$rc" -ne 0 ] && status=1
-    python3 - "$fixture" "$solver" "$budget" "$dir/run.json" "$dir/time.json" <<'PY'
-import json, sys
-fixture, solver, budget, run_path, time_path = sys.argv[1:6]
+    python3 - "$fixture" "$solver" "$budget" "$dir/run.json" "$dir/time.json" "$out/results.jsonl" <<'PY' ||
+import json, os, sys
+fixture, solver, budget, run_path, time_path, results = sys.argv[1:7]
 r, t = json.load(open(run_path)), json.load(open(time_path))
 mem, it, i = r["memory"], t["iteration"], r["integrity"]
 m, p = it["measured_seconds"], it["predicted_seconds"]
 diff = f"{100 * (m / p - 1):+.1f}%" if p > 0 else "n/a"
-flag = "" if mem["fits_budget"] else "  OVER BUDGET"
+time_ok = p > 0 and abs(m / p - 1) * 100 <= float(os.environ["TIME_TOLERANCE"])
+flag = ("" if mem["fits_budget"] else "  OVER BUDGET") + ("" if time_ok else "  TIME OFF")
+with open(results, "a") as f:
+    f.write(json.dumps({"fixture": fixture, "solver": solver, "budget": budget,
+                        "budget_bytes": mem["budget_bytes"], "measured_bytes": mem["measured"]["bytes"],
+                        "peak_bytes": mem["predicted"]["peak_bytes"], "measured_seconds": m,
+                        "predicted_seconds": p, "integrity_errors": i["errors"],
+                        "fits_budget": mem["fits_budget"], "time_within_tolerance": time_ok}) + "\n")
 print(f"{fixture:<11} {solver:<7} {budget:<10} {mem['budget_bytes']:>13} {mem['measured']['bytes']:>13} "
       f"{mem['predicted']['peak_bytes']:>13} {mem['fragmentation']:>6.3f} {m:>11.6f} {p:>11.6f} "
       f"{diff:>7} {i['errors']:>6}{flag}")
+sys.exit(0 if time_ok else 1)
 PY
+      status=1
   done
 done
+
+# A deliberately broken plan must be caught: the first swap_in dropped from
+# a plan that swaps, so a later read finds freed or stale bytes (or the
+# validator refuses the schedule first). Either is exit 4.
+broken=""
+for c in "${cases[@]}"; do
+  f=$out/${c%%|*}-greedy/plan.json
+  if [ -s "$f" ] && grep -q '"swap_in"' "$f"; then broken=${c%%|*}; break; fi
+done
+if [ -n "$broken" ]; then
+  python3 - "$out/$broken-greedy/plan.json" "$out/broken-plan.json" <<'PY'
+import json, sys
+plan = json.load(open(sys.argv[1]))
+s = plan["schedule"]
+del s[next(i for i, e in enumerate(s) if e["op"] == "swap_in")]
+json.dump(plan, open(sys.argv[2], "w"))
+PY
+  brc=0
+  timeout 300 "$memplan" run "tests/fixtures/$broken.training.onnx" --plan "$out/broken-plan.json" \
+    --backend cuda --json >"$out/broken-run.json" 2>"$out/broken-run.err" || brc=$?
+  if [ "$brc" -eq 4 ]; then
+    echo "gpu-check: broken plan ($broken greedy, first swap_in dropped) caught: exit 4: $(tail -1 "$out/broken-run.err")"
+  else
+    echo "gpu-check: broken plan ($broken greedy, first swap_in dropped) NOT caught: exit $brc"
+    status=1
+  fi
+else
+  echo "gpu-check: no greedy plan swaps, so no broken-plan case"
+  status=1
+fi
 exit $status

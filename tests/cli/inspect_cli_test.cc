@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
-
 #include <nlohmann/json.hpp>
 
 #include "support/model_builder.h"
@@ -16,7 +15,9 @@ using test::run_memplan;
 
 const std::string kMlp = std::string(MEMPLAN_FIXTURES) + "/mlp.training.onnx";
 
-std::size_t lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
+std::size_t lines(const std::string& s) {
+  return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
+}
 
 TEST(InspectCli, PrintsTheBaselinePeak) {
   auto r = run_memplan("inspect " + kMlp + " --dim batch=64");
@@ -33,7 +34,8 @@ TEST(InspectCli, JsonReportIsConsistent) {
   EXPECT_EQ(j["nodes"], 26);
   EXPECT_EQ(j["forward_nodes"].get<int>() + j["backward_nodes"].get<int>(), 26);
   std::uint64_t sum = 0;
-  for (const auto& [cls, bytes] : j["baseline_peak"]["by_class"].items()) sum += bytes.get<std::uint64_t>();
+  for (const auto& [cls, bytes] : j["baseline_peak"]["by_class"].items())
+    sum += bytes.get<std::uint64_t>();
   EXPECT_EQ(sum, j["baseline_peak"]["bytes"].get<std::uint64_t>());
   EXPECT_LE(j["largest_activations"].size(), 10u);
 }

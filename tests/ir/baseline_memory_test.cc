@@ -36,7 +36,7 @@ TEST(Liveness, DefAndLastUse) {
   EXPECT_EQ(l.def_step(id("r")), 1);
   EXPECT_EQ(l.last_use_step(id("r")), 4);
   EXPECT_EQ(l.free_step(id("r")), 4);
-  EXPECT_TRUE(l.pinned(id("objective")));  // graph output
+  EXPECT_TRUE(l.pinned(id("objective")));   // graph output
   EXPECT_EQ(l.free_step(id("unused")), 6);  // nothing reads it: freed when made
 }
 

@@ -20,9 +20,9 @@ struct Fixture {
 
 // Node counts from tests/fixtures/README.md.
 constexpr Fixture kFixtures[] = {
-    {"mlp", 26},           {"mlp_dropout", 28},   {"resnet50", 551},
-    {"bert_base", 1533},   {"bert_large", 3009},  {"gpt2_small", 1642},
-    {"gpt2_medium", 3298}, {"gpt2_large", 4954},  {"gpt2_xl", 6610},
+    {"mlp", 26},           {"mlp_dropout", 28},  {"resnet50", 551},
+    {"bert_base", 1533},   {"bert_large", 3009}, {"gpt2_small", 1642},
+    {"gpt2_medium", 3298}, {"gpt2_large", 4954}, {"gpt2_xl", 6610},
 };
 
 LoadOptions dims() {
@@ -57,7 +57,8 @@ class FixtureTest : public ::testing::TestWithParam<Fixture> {};
 
 TEST_P(FixtureTest, LoadsWithEveryTensorSized) {
   const Fixture& f = GetParam();
-  LoadedModel m = load_model(std::string(MEMPLAN_FIXTURES) + "/" + f.name + ".training.onnx", dims());
+  LoadedModel m =
+      load_model(std::string(MEMPLAN_FIXTURES) + "/" + f.name + ".training.onnx", dims());
   const Graph& g = m.graph;
   EXPECT_EQ(g.nodes().size(), f.nodes);
   ASSERT_NE(g.loss, kNoTensor);
@@ -76,7 +77,8 @@ TEST_P(FixtureTest, LoadsWithEveryTensorSized) {
 
 TEST_P(FixtureTest, BaselinePeakMatchesNaiveScan) {
   const Fixture& f = GetParam();
-  Graph g = load_model(std::string(MEMPLAN_FIXTURES) + "/" + f.name + ".training.onnx", dims()).graph;
+  Graph g =
+      load_model(std::string(MEMPLAN_FIXTURES) + "/" + f.name + ".training.onnx", dims()).graph;
   BaselineMemory m = baseline_memory(g, Liveness(g));
   EXPECT_EQ(m.peak_bytes, naive_peak(g));
   std::uint64_t by_class = 0;
@@ -88,7 +90,8 @@ TEST_P(FixtureTest, BaselinePeakMatchesNaiveScan) {
 // inferred shape (after binding) must agree with it.
 TEST_P(FixtureTest, InferredShapesAgreeWithDeclaredOnes) {
   const Fixture& f = GetParam();
-  LoadedModel m = load_model(std::string(MEMPLAN_FIXTURES) + "/" + f.name + ".training.onnx", dims());
+  LoadedModel m =
+      load_model(std::string(MEMPLAN_FIXTURES) + "/" + f.name + ".training.onnx", dims());
   std::size_t compared = 0;
   for (const auto& v : m.proto.graph().value_info()) {
     if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) continue;

@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-
 #include "ir/baseline_memory.h"
 #include "ir/device_presets.h"
 #include "ir/liveness.h"

@@ -1,8 +1,9 @@
 #include "support/model_builder.h"
 
+#include <unistd.h>
+
 #include <atomic>
 #include <fstream>
-#include <unistd.h>
 
 namespace memplan::test {
 namespace {
@@ -59,7 +60,8 @@ ModelBuilder& ModelBuilder::initializer(const std::string& name, std::vector<std
   return *this;
 }
 
-ModelBuilder& ModelBuilder::int64_constant(const std::string& name, std::vector<std::int64_t> values) {
+ModelBuilder& ModelBuilder::int64_constant(const std::string& name,
+                                           std::vector<std::int64_t> values) {
   auto* t = model_.mutable_graph()->add_initializer();
   t->set_name(name);
   t->set_data_type(onnx::TensorProto::INT64);
@@ -80,7 +82,8 @@ onnx::NodeProto& ModelBuilder::node(const std::string& op, std::vector<std::stri
   return *n;
 }
 
-ModelBuilder& ModelBuilder::value_info(const std::string& name, std::vector<Dim> dims, int elem_type) {
+ModelBuilder& ModelBuilder::value_info(const std::string& name, std::vector<Dim> dims,
+                                       int elem_type) {
   auto* v = model_.mutable_graph()->add_value_info();
   v->set_name(name);
   set_shape(v, dims, elem_type);
@@ -100,7 +103,8 @@ void set_int_attr(onnx::NodeProto& node, const std::string& name, std::int64_t v
   a->set_i(value);
 }
 
-void set_ints_attr(onnx::NodeProto& node, const std::string& name, std::vector<std::int64_t> values) {
+void set_ints_attr(onnx::NodeProto& node, const std::string& name,
+                   std::vector<std::int64_t> values) {
   auto* a = node.add_attribute();
   a->set_name(name);
   a->set_type(onnx::AttributeProto::INTS);

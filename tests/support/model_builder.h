@@ -21,7 +21,8 @@ class ModelBuilder {
   ModelBuilder& output(const std::string& name, std::vector<Dim> dims = {}, int elem_type = 1,
                        bool with_shape = false);
   // An initializer with dims only (no data), as stripped fixtures have.
-  ModelBuilder& initializer(const std::string& name, std::vector<std::int64_t> dims, int elem_type = 1);
+  ModelBuilder& initializer(const std::string& name, std::vector<std::int64_t> dims,
+                            int elem_type = 1);
   // An int64 initializer with data (shape constants, axes).
   ModelBuilder& int64_constant(const std::string& name, std::vector<std::int64_t> values);
   onnx::NodeProto& node(const std::string& op, std::vector<std::string> inputs,
@@ -37,7 +38,8 @@ class ModelBuilder {
 };
 
 void set_int_attr(onnx::NodeProto& node, const std::string& name, std::int64_t value);
-void set_ints_attr(onnx::NodeProto& node, const std::string& name, std::vector<std::int64_t> values);
+void set_ints_attr(onnx::NodeProto& node, const std::string& name,
+                   std::vector<std::int64_t> values);
 void set_string_attr(onnx::NodeProto& node, const std::string& name, const std::string& value);
 
 // A fresh path under the temp directory (not created).

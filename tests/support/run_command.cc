@@ -13,7 +13,8 @@ namespace memplan::test {
 CommandResult run_memplan(const std::string& args) {
   std::string out_path = temp_path("stdout.txt");
   std::string err_path = temp_path("stderr.txt");
-  std::string cmd = std::string(MEMPLAN_BINARY) + " " + args + " >" + out_path + " 2>" + err_path + " </dev/null";
+  std::string cmd =
+      std::string(MEMPLAN_BINARY) + " " + args + " >" + out_path + " 2>" + err_path + " </dev/null";
   int status = std::system(cmd.c_str());
   CommandResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
