@@ -29,6 +29,11 @@ struct CostsFile {
   std::optional<std::uint64_t> memory_bytes;
   std::optional<double> h2d_bytes_per_s;
   std::optional<double> d2h_bytes_per_s;
+  // Fields memplan adds to the format (a calibrated file gives the whole
+  // device, so it does not depend on which --device preset it meets).
+  std::optional<double> peak_flops;
+  std::optional<double> memory_bytes_per_s;
+  std::optional<double> launch_seconds;
   std::map<std::string, double> node_seconds;
   std::map<std::string, std::uint64_t> tensor_bytes;  // size overrides
 };

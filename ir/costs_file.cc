@@ -120,6 +120,12 @@ class Reader {
       out.h2d_bytes_per_s = positive(*v, at.child("h2d_bytes_per_s"));
     if (const json* v = member(device, "d2h_bytes_per_s"))
       out.d2h_bytes_per_s = positive(*v, at.child("d2h_bytes_per_s"));
+    if (const json* v = member(device, "peak_flops"))
+      out.peak_flops = positive(*v, at.child("peak_flops"));
+    if (const json* v = member(device, "memory_bytes_per_s"))
+      out.memory_bytes_per_s = positive(*v, at.child("memory_bytes_per_s"));
+    if (const json* v = member(device, "launch_seconds"))
+      out.launch_seconds = non_negative(*v, at.child("launch_seconds"));
   }
 
   CostsFile read(const json& doc) const {
@@ -176,25 +182,18 @@ CostsFile read_costs_file(const std::string& path) {
 
 DeviceSpec apply_overrides(DeviceSpec base, const CostsFile& f) {
   std::string fields;
-  auto note = [&fields](std::string_view field) {
+  auto take = [&fields](auto& into, const auto& given, std::string_view field) {
+    if (!given) return;
+    into = *given;
     fields += (fields.empty() ? "" : ", ") + std::string(field);
   };
-  if (f.device_name) {
-    base.name = *f.device_name;
-    note("name");
-  }
-  if (f.memory_bytes) {
-    base.memory_bytes = *f.memory_bytes;
-    note("memory_bytes");
-  }
-  if (f.h2d_bytes_per_s) {
-    base.h2d_bytes_per_s = *f.h2d_bytes_per_s;
-    note("h2d_bytes_per_s");
-  }
-  if (f.d2h_bytes_per_s) {
-    base.d2h_bytes_per_s = *f.d2h_bytes_per_s;
-    note("d2h_bytes_per_s");
-  }
+  take(base.name, f.device_name, "name");
+  take(base.memory_bytes, f.memory_bytes, "memory_bytes");
+  take(base.h2d_bytes_per_s, f.h2d_bytes_per_s, "h2d_bytes_per_s");
+  take(base.d2h_bytes_per_s, f.d2h_bytes_per_s, "d2h_bytes_per_s");
+  take(base.peak_flops, f.peak_flops, "peak_flops");
+  take(base.memory_bytes_per_s, f.memory_bytes_per_s, "memory_bytes_per_s");
+  take(base.launch_seconds, f.launch_seconds, "launch_seconds");
   if (!fields.empty())
     base.source += (base.source.empty() ? "" : "; ") + fields + " from " + f.path;
   return base;

@@ -5,7 +5,8 @@
 # three times without for time), printing measured next to predicted
 # (device bytes from cudaMemGetInfo against the budget, iteration time,
 # integrity errors), after measuring the pinned copy rates against the
-# preset (scripts/gpu_bandwidth.py, where PyTorch is). Fails on an integrity
+# preset (scripts/gpu_bandwidth.py, where PyTorch is) and turning them into
+# OUT_DIR/calibrated.costs.json (`memplan devices --calibrate`). Fails on an integrity
 # error, measured bytes over the budget, or a measured iteration time more
 # than TIME_TOLERANCE (default 10 %) from the predicted one. Each case's row
 # also goes to OUT_DIR/results.jsonl. A few minutes in all.
@@ -58,6 +59,13 @@ mkdir -p "$out"
 "$memplan" devices --json >"$out/devices.json"
 python3 scripts/gpu_bandwidth.py --preset-json "$out/devices.json" --device "$device" \
   -o "$out/bandwidth.json" || echo "gpu-check: no copy-rate figures (above)"
+# The measured rates and launch floor as a costs file later plans can use
+# (`memplan plan MODEL --costs $out/calibrated.costs.json`).
+if [ -s "$out/bandwidth.json" ]; then
+  "$memplan" devices --calibrate "$out/bandwidth.json" --device "$device" \
+    -o "$out/calibrated.costs.json" || setup_failed=1
+fi
+setup_failed=${setup_failed:-0}
 export TIME_TOLERANCE=${TIME_TOLERANCE:-10}
 
 # fixture|dims: big enough that kernels, not launches, set the time.
@@ -68,17 +76,52 @@ cases=(
   "gpt2_small|--dim batch=8 --dim seq=1024"
 )
 
-# Plans at 50% of the baseline peak; where that cannot be met (mlp is mostly
-# parameters), 2% above the smallest budget memplan says it can reach.
-make_plan() {  # fixture solver dir dims...
-  local fixture=$1 solver=$2 dir=$3 budget=50% reach
-  shift 3
+# One case whose baseline does not fit in the device's memory at all, but
+# whose plan does: gpt2_small (seq 1024) planned for 85 % of the device's
+# memory (the rest is the CUDA context's), at 1.4 times the largest batch
+# whose baseline fits that (a baseline about 1.2 times the device; what is
+# swapped out waits in pinned host memory, which the GPU machines have
+# about 128 GiB of), or the largest batch `memplan maxbatch` finds within
+# 20 % overhead if that is smaller. "fixture|dims|budget".
+oversize_case() {
+  local memory budget batch baseline
+  memory=$(python3 -c 'import json, sys
+print(next(d["memory_bytes"] for d in json.load(open(sys.argv[1]))["devices"] if d["name"] == sys.argv[2]))' \
+    "$out/devices.json" "$device") || return 1
+  budget=$((memory / 100 * 85))
+  timeout 300 "$memplan" maxbatch tests/fixtures/gpt2_small.training.onnx --device "$device" \
+    --dim seq=1024 --budget "$budget" --json >"$out/maxbatch.json" || return 1
+  batch=$(python3 -c 'import json, math, sys
+d = json.load(open(sys.argv[1]))
+print(min(d["largest_batch"], math.ceil(1.4 * d["largest_batch_without_plan"])))' \
+    "$out/maxbatch.json") || return 1
+  baseline=$("$memplan" inspect tests/fixtures/gpt2_small.training.onnx --dim seq=1024 \
+    --dim "batch=$batch" --device "$device" --json |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["baseline_peak"]["bytes"])') || return 1
+  echo "gpu-check: oversize case: gpt2_small batch $batch, baseline peak $baseline B on a $memory B device, budget $budget B" >&2
+  ((baseline > memory)) || return 1
+  echo "gpt2_small|--dim batch=$batch --dim seq=1024|$budget"
+}
+if oversize=$(oversize_case); then
+  cases+=("$oversize")
+else
+  echo "gpu-check: no case whose baseline exceeds the device's memory could be made"
+  setup_failed=1
+fi
+
+# Plans at the case's budget, else 50% of the baseline peak; where that
+# cannot be met (mlp is mostly parameters), 2% above the smallest budget
+# memplan says it can reach.
+make_plan() {  # fixture solver dir budget dims...
+  local fixture=$1 solver=$2 dir=$3 budget=$4 reach
+  shift 4
   for _ in 1 2; do
     if timeout 300 "$memplan" plan "tests/fixtures/$fixture.training.onnx" "$@" --device "$device" \
       --budget "$budget" --solver "$solver" --time-limit 30 -q -o "$dir" 2>"$dir.plan.err"; then
       echo "$budget"
       return 0
     fi
+    [ "$budget" = 50% ] || return 1 # a case's own budget is not moved
     reach=$(sed -n 's/.*can reach is .* (\([0-9]*\) B).*/\1/p' "$dir.plan.err")
     [ -n "$reach" ] || return 1
     budget=$((reach + reach / 50))
@@ -87,15 +130,18 @@ make_plan() {  # fixture solver dir dims...
 }
 printf '%-11s %-7s %-10s %13s %13s %13s %6s %11s %11s %7s %6s\n' fixture solver budget budget_bytes \
   measured_B peak_bytes frag measured_s predicted_s diff errors
-status=0
+status=$setup_failed
 for c in "${cases[@]}"; do
-  fixture=${c%%|*}
+  IFS='|' read -r fixture case_dims case_budget <<<"$c"
   # shellcheck disable=SC2206
-  dims=(${c#*|})
-  for solver in greedy vdnn; do
-    dir=$out/$fixture-$solver
-    if ! budget=$(make_plan "$fixture" "$solver" "$dir" "${dims[@]}"); then
-      printf '%-11s %-7s no plan: %s\n' "$fixture" "$solver" "$(tail -1 "$dir.plan.err")"
+  dims=($case_dims)
+  solvers=(greedy vdnn)
+  [ -n "$case_budget" ] && solvers=(greedy) # vDNN cannot go that low
+  label=$fixture${case_budget:+-oversize}
+  for solver in "${solvers[@]}"; do
+    dir=$out/$label-$solver
+    if ! budget=$(make_plan "$fixture" "$solver" "$dir" "${case_budget:-50%}" "${dims[@]}"); then
+      printf '%-11s %-7s no plan: %s\n' "$label" "$solver" "$(tail -1 "$dir.plan.err")"
       status=1
       continue
     fi
@@ -114,13 +160,13 @@ for c in "${cases[@]}"; do
     fi
     # 4: integrity errors, 5: measured device bytes over the budget.
     if { [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ] && [ "$rc" -ne 5 ]; } || [ ! -s "$dir/time.json" ]; then
-      printf '%-11s %-7s run failed (%s/%s): %s\n' "$fixture" "$solver" "$rc" "$trc" \
+      printf '%-11s %-7s run failed (%s/%s): %s\n' "$label" "$solver" "$rc" "$trc" \
         "$(tail -1 "$dir/run.err" "$dir/time.err" 2>/dev/null | tail -1)"
       status=1
       continue
     fi
     [ "$rc" -ne 0 ] && status=1
-    python3 - "$fixture" "$solver" "$budget" "$dir/run.json" "$dir/time.json" "$out/results.jsonl" <<'PY' ||
+    python3 - "$label" "$solver" "$budget" "$dir/run.json" "$dir/time.json" "$out/results.jsonl" <<'PY' ||
 import json, os, sys
 fixture, solver, budget, run_path, time_path, results = sys.argv[1:7]
 r, t = json.load(open(run_path)), json.load(open(time_path))

@@ -3,8 +3,10 @@
 
 Measures host->device alone, device->host alone, then both at once on two
 streams (the runtime's swap_in and swap_out streams), each the median of a few
-timed copies after a warm-up, and compares them with a memplan device preset
-(`memplan devices --json`). Writes the figures as JSON. Uses PyTorch's CUDA
+timed copies after a warm-up, and the launch floor (the time per kernel of a
+long run of one-element kernels on one stream), and compares them with a
+memplan device preset (`memplan devices --json`). Writes the figures as JSON,
+which `memplan devices --calibrate` turns into a costs file. Uses PyTorch's CUDA
 streams and pinned allocations, which the GPU machines here have; exits 3
 ("nothing measured") where there is no PyTorch or no GPU.
 
@@ -65,6 +67,24 @@ def measure(torch, nbytes, repeats):
     }
 
 
+def launch_seconds(torch, kernels=2000, repeats=5):
+    """Median seconds per kernel of `kernels` back-to-back one-element adds:
+    what a kernel too small to matter still costs (launch and dispatch)."""
+    x = torch.zeros(1, device="cuda")
+    times = []
+    for i in range(repeats + 1):  # the first is the warm-up
+        torch.cuda.synchronize()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(kernels):
+            x.add_(1)
+        end.record()
+        end.synchronize()
+        if i:
+            times.append(start.elapsed_time(end) / 1e3 / kernels)
+    return statistics.median(times)
+
+
 def preset(path, name):
     if not path:
         return None
@@ -87,6 +107,7 @@ def main():
         return 3
     result = {"gpu": torch.cuda.get_device_name(0), "torch": torch.__version__}
     result.update(measure(torch, args.mib << 20, args.repeats))
+    result["launch_seconds"] = launch_seconds(torch)
     p = preset(args.preset_json, args.device)
     if p:
         result["preset"] = {k: p[k] for k in ("name", "h2d_bytes_per_s", "d2h_bytes_per_s")}
@@ -98,7 +119,8 @@ def main():
         json.dump(result, f, indent=1)
     both = result["both_at_once"]["bytes_per_s_each"]
     line = (f"gpu_bandwidth: {result['gpu']}: pinned H2D {result['h2d_bytes_per_s'] / 1e9:.1f} GB/s, "
-            f"D2H {result['d2h_bytes_per_s'] / 1e9:.1f} GB/s, both at once {both / 1e9:.1f} GB/s each")
+            f"D2H {result['d2h_bytes_per_s'] / 1e9:.1f} GB/s, both at once {both / 1e9:.1f} GB/s each, "
+            f"launch {result['launch_seconds'] * 1e6:.1f} us")
     if p:
         line += (f"; preset {p['name']}: H2D {p['h2d_bytes_per_s'] / 1e9:.1f}, "
                  f"D2H {p['d2h_bytes_per_s'] / 1e9:.1f} GB/s")
