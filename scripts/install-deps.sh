@@ -10,7 +10,7 @@ packages=(
   build-essential cmake pkg-config
   libonnx-dev libprotobuf-dev protobuf-compiler
   coinor-libcbc-dev libboost-graph-dev libcli11-dev nlohmann-json3-dev libssl-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libonnx-testdata
+  libgtest-dev libgmock-dev libbenchmark-dev libonnx-testdata libjemalloc-dev
   python3 python3-venv
 )
 want_python=0

@@ -12,7 +12,7 @@ class RangeMaxTree {
   explicit RangeMaxTree(const std::vector<std::int64_t>& values);
   void add(std::int64_t lo, std::int64_t hi, std::int64_t delta);  // [lo, hi] inclusive
   std::int64_t max(std::int64_t lo, std::int64_t hi) const;
-  std::int64_t max() const { return tree_.empty() ? INT64_MIN : tree_[1]; }
+  std::int64_t max() const { return n_ == 0 ? INT64_MIN : tree_[1]; }
   // The first index holding the overall maximum.
   std::int64_t argmax() const;
   // The largest index in [lo, hi] whose value exceeds `threshold`, or -1.
@@ -21,17 +21,17 @@ class RangeMaxTree {
   std::vector<std::int64_t> values() const;
 
  private:
-  void build(std::size_t node, std::int64_t l, std::int64_t r, const std::vector<std::int64_t>& v);
-  void add(std::size_t node, std::int64_t l, std::int64_t r, std::int64_t lo, std::int64_t hi,
-           std::int64_t d);
-  std::int64_t max(std::size_t node, std::int64_t l, std::int64_t r, std::int64_t lo,
-                   std::int64_t hi) const;
+  void apply(std::size_t node, std::int64_t delta);
+  void rebuild_above(std::size_t node);
+  std::int64_t pending_above(std::size_t node) const;
   std::int64_t last_above(std::size_t node, std::int64_t l, std::int64_t r, std::int64_t lo,
                           std::int64_t hi, std::int64_t threshold) const;
-  void collect(std::size_t node, std::int64_t l, std::int64_t r, std::int64_t pending,
-               std::vector<std::int64_t>& out) const;
 
   std::int64_t n_ = 0;
+  std::size_t leaves_ = 1;  // a power of two >= n_; leaf i is node leaves_ + i
+  // tree_[node]: the subtree's max, with the adds of the node and its
+  // descendants but not its ancestors'; lazy_[node]: the adds that covered
+  // the node's whole range. Leaves past n_ hold INT64_MIN and are never added to.
   std::vector<std::int64_t> tree_, lazy_;
 };
 
