@@ -23,6 +23,7 @@ struct CompareArgs {
   std::string budgets = "80%,60%,40%,30%";
   std::string solvers;  // default: all
   double time_limit = 30;
+  std::string allow = "swap,recompute";
   bool json = false;
 };
 
@@ -65,6 +66,7 @@ void run_compare(const CompareArgs& a) {
   if (a.solvers.empty()) names.push_back("dtr");
   for (const auto& n : names)
     if (n != "dtr" && n != "auto") solvers::make_solver(n);  // unknown names fail before any work
+  const solvers::Evictions evictions = parse_allow(a.allow);
 
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const auto& budget_text : split(a.budgets)) {
@@ -74,6 +76,7 @@ void run_compare(const CompareArgs& a) {
       req.budget_bytes = budget;
       req.solver = name;
       req.time_limit_seconds = a.time_limit;
+      req.evictions = evictions;
       req.model_path = in.model.path;
       req.model_sha256 = in.model.sha256;
       nlohmann::ordered_json row;
@@ -136,6 +139,10 @@ void add_compare_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--solvers", a->solvers, "Comma-separated solvers (default: all, dtr included)");
   cmd->add_option("--time-limit", a->time_limit, "ILP time limit per run, seconds")
+      ->capture_default_str();
+  cmd->add_option("--allow", a->allow,
+                  "What every solver may use, as plan's --allow: swap,recompute | swap | "
+                  "recompute")
       ->capture_default_str();
   cmd->add_flag("--json", a->json, "Print the table as JSON");
   cmd->callback([a] { run_compare(*a); });

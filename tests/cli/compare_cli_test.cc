@@ -1,0 +1,70 @@
+// `memplan compare --allow`: every solver restricted as `plan --allow` is.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "support/run_command.h"
+
+namespace memplan::cli {
+namespace {
+
+using test::run_memplan;
+
+const std::string kGpt2 =
+    std::string(MEMPLAN_FIXTURES) +
+    "/gpt2_small.training.onnx --dim batch=8 --dim seq=512 --device a100-40gb";
+
+nlohmann::json greedy_row(const std::string& allow) {
+  auto r =
+      run_memplan("compare " + kGpt2 + " --solvers greedy --budgets 95% --json --allow " + allow);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out, nullptr, false);
+  if (doc.is_discarded() || doc["rows"].size() != 1) {
+    ADD_FAILURE() << r.out;
+    return {};
+  }
+  return doc["rows"][0];
+}
+
+double plan_iteration(const std::string& allow, const std::string& out) {
+  auto r = run_memplan("plan " + kGpt2 + " --solver greedy --budget 95% --outputs plan --allow " +
+                       allow + " -q -o " + out);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(out + "/plan.json");
+  auto plan = nlohmann::json::parse(in, nullptr, false);
+  if (plan.is_discarded()) {
+    ADD_FAILURE() << "no plan.json in " << out;
+    return -1;
+  }
+  return plan["predicted"]["iteration_seconds"].get<double>();
+}
+
+// Each restriction gives compare the plan `plan --allow` hands out for the
+// same budget (no layout replan there), and the two restrictions differ.
+TEST(CompareCli, AllowRestrictsTheSolversAsPlanDoes) {
+  const std::string dir = ::testing::TempDir() + "memplan_compare_allow_";
+  int checked = 0;
+  double by_allow[2] = {0, 0};
+  const char* allows[2] = {"swap", "recompute"};
+  for (int k = 0; k < 2; ++k) {
+    nlohmann::json row = greedy_row(allows[k]);
+    ASSERT_TRUE(row.contains("fits")) << row.dump();
+    ASSERT_TRUE(row["fits"].get<bool>()) << row.dump();
+    by_allow[k] = row["iteration_seconds"].get<double>();
+    EXPECT_NEAR(by_allow[k], plan_iteration(allows[k], dir + allows[k]), 1e-9) << allows[k];
+    ++checked;
+  }
+  EXPECT_NE(by_allow[0], by_allow[1]);
+  EXPECT_EQ(checked, 2);
+}
+
+TEST(CompareCli, AllowRefusesWhatIsNeitherSwapNorRecompute) {
+  auto r = run_memplan("compare " + kGpt2 + " --solvers greedy --budgets 80% --allow offload");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--allow: 'offload' is not swap or recompute"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace memplan::cli
