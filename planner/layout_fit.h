@@ -22,14 +22,20 @@ struct LayoutFitOutcome {
 };
 
 inline constexpr int kMaxLayoutReplans = 3;
+inline constexpr int kMaxLayoutBisections = 3;
 
 // search_plan(), then the layout; when the arena overshoots, search_plan()
 // for budget - (arena - peak), then less the overshoot too, until a layout
 // fits or no plan does; last, the plan for the smallest reachable peak.
-// Keeps the plan with the smallest arena when none fits.
+// Keeps the plan with the smallest arena when none fits. Once one fits
+// after replans, up to `max_bisections` searches bisect the planning budget
+// between it and the lowest that overshot, keeping the fastest plan whose
+// layout fits (each replan or bisection counts in `replans`); on graphs of
+// up to GreedySolver::kAlternativesMaxCandidates tensors.
 LayoutFitOutcome search_plan_with_layout(const ir::Graph& graph, const ir::NodeCosts& costs,
                                          const PlanRequest& request,
-                                         int max_replans = kMaxLayoutReplans);
+                                         int max_replans = kMaxLayoutReplans,
+                                         int max_bisections = kMaxLayoutBisections);
 
 // The smallest budget for which search_plan_with_layout() finds a plan
 // whose layout fits: the arena of the plan for smallest_reachable_peak()
