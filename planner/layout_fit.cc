@@ -68,6 +68,7 @@ std::optional<PlanOutcome> floor_plan(const ir::Graph& graph, const ir::NodeCost
   at_floor.time_limit_seconds = std::min(request.time_limit_seconds, kFloorTimeLimitSeconds);
   at_floor.budget_bytes =
       smallest_reachable_peak(graph, costs, request.evictions, request.offload_state);
+  at_floor.one_way_plans = false;
   PlanOutcome out = search_plan(graph, costs, order, at_floor);
   if (!out.fits) return std::nullopt;
   out.plan.memory_layout = compute_memory_layout(graph, out.plan);

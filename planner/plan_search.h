@@ -32,6 +32,10 @@ struct PlanRequest {
   std::string model_path;
   std::string model_sha256;
   int max_rounds = 10;  // model-budget tightening rounds
+  // The heuristic also runs the swap-only and recompute-only pipelines and
+  // keeps the fastest plan. Off for the layout's floor plan, which must be
+  // the one whose arena reaches lowest, not the fastest.
+  bool one_way_plans = true;
 };
 
 struct PlanOutcome {
