@@ -160,6 +160,7 @@ def write_report(D, args):
     # nodes) and carried into every regenerated report.
     L += read_section("ort_peak", "ort-peak")
     L += read_section("tight_budgets", "tight-budgets")
+    L += read_section("allow", "allow")
     L += read_section("maxbatch", "maxbatch")
     L += read_section("growth", "growth")
     return L
