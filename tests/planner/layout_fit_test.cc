@@ -16,29 +16,17 @@
 #include "ir/onnx_loader.h"
 #include "planner/memory_layout.h"
 #include "planner/plan_validator.h"
+#include "support/fixture_graph.h"
 #include "support/model_builder.h"
 #include "support/run_command.h"
 
 namespace memplan::planner {
 namespace {
 
-struct Loaded {
-  ir::Graph graph;
-  ir::NodeCosts costs;
-};
+using Loaded = test::FixtureGraph;
+using test::load_fixture;
 
-Loaded load(const std::string& fixture, const std::string& dim, std::int64_t value,
-            const std::string& device) {
-  Loaded l;
-  ir::LoadOptions o;
-  o.dims = {{dim, value}};
-  l.graph = ir::load_model(std::string(MEMPLAN_FIXTURES) + "/" + fixture, o).graph;
-  std::vector<std::string> warnings;
-  l.costs = ir::make_node_costs(l.graph, ir::device_preset(device), {}, "roofline", warnings);
-  return l;
-}
-
-Loaded load_mlp() { return load("mlp.training.onnx", "batch", 64, "a100-40gb"); }
+Loaded load_mlp() { return load_fixture("mlp.training.onnx", {{"batch", 64}}, "a100-40gb"); }
 
 // vDNN offloads activations only, so the floors here are those without
 // training state.
@@ -98,7 +86,7 @@ TEST(LayoutFit, BelowTheReachableBudgetItSaysItDoesNotFit) {
 // planning budget further than it needs to. Bisecting between the two keeps
 // a faster plan whose layout still fits (11.00 % -> 9.48 % when written).
 TEST(LayoutFit, BisectingThePlanningBudgetKeepsAFasterFittingPlan) {
-  const Loaded l = load("resnet50.training.onnx", "batch", 32, "v100-32gb");
+  const Loaded l = load_fixture("resnet50.training.onnx", {{"batch", 32}}, "v100-32gb");
   const std::uint64_t baseline = ir::baseline_memory(l.graph, ir::Liveness(l.graph)).peak_bytes;
   PlanRequest req;
   req.solver = "greedy";

@@ -10,6 +10,7 @@
 #include "ir/liveness.h"
 #include "ir/node_costs.h"
 #include "ir/onnx_loader.h"
+#include "support/fixture_graph.h"
 
 namespace memplan::planner {
 namespace {
@@ -21,12 +22,8 @@ struct Resnet50 {
 };
 
 Resnet50 resnet50_on_h100() {
-  ir::LoadOptions o;
-  o.dims = {{"batch", 32}};
-  Resnet50 r;
-  r.g = ir::load_model(std::string(MEMPLAN_FIXTURES) + "/resnet50.training.onnx", o).graph;
-  std::vector<std::string> warnings;
-  r.costs = ir::make_node_costs(r.g, ir::device_preset("h100-80gb"), {}, "roofline", warnings);
+  test::FixtureGraph f = test::load_fixture("resnet50.training.onnx", {{"batch", 32}}, "h100-80gb");
+  Resnet50 r{std::move(f.graph), std::move(f.costs)};
   r.peak = ir::baseline_memory(r.g, ir::Liveness(r.g)).peak_bytes;
   return r;
 }
@@ -73,13 +70,8 @@ TEST(PlanSearch, WhereTheModelMispricesTheFitTighterModelBudgetsAreTried) {
 // greedy's plan did not fit, while the swap-only pipeline's did (322.53 %).
 // The heuristic now fits wherever one way alone does, and is no slower.
 TEST(PlanSearch, TheHeuristicIsNeverWorseThanEitherWayAlone) {
-  ir::LoadOptions o;
-  o.dims = {{"batch", 8}, {"seq", 512}};
-  const ir::Graph g =
-      ir::load_model(std::string(MEMPLAN_FIXTURES) + "/bert_base.training.onnx", o).graph;
-  std::vector<std::string> warnings;
-  const ir::NodeCosts costs =
-      ir::make_node_costs(g, ir::device_preset("v100-32gb"), {}, "roofline", warnings);
+  const auto [g, costs] =
+      test::load_fixture("bert_base.training.onnx", {{"batch", 8}, {"seq", 512}}, "v100-32gb");
   PlanRequest req;
   req.solver = "greedy";
   req.budget_bytes = ir::baseline_memory(g, ir::Liveness(g)).peak_bytes * 20 / 100;
