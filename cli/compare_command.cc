@@ -55,6 +55,7 @@ void fill_row(const planner::PlanOutcome& out, nlohmann::ordered_json& row) {
   } else {
     row["ilp_gap_percent"] = nullptr;
   }
+  row["note"] = out.note;  // how the plan was found (rescues, model budgets), as plan's report says
 }
 
 void run_compare(const CompareArgs& a) {

@@ -14,6 +14,7 @@
 #include "planner/planning_order.h"
 #include "planner/simulator.h"
 #include "solvers/greedy_solver.h"
+#include "solvers/link_queue.h"
 #include "solvers/model_eval.h"
 #include "solvers/problem_builder.h"
 #include "solvers/solver_registry.h"
@@ -118,7 +119,7 @@ void rescue_unfit(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequ
   auto f = fit_from_evict_all(g, costs, problem, req.budget_bytes, fo);
   if (f && faster(f->schedule))
     adopt(best, std::move(f->schedule), f->choice,
-          solvers::evaluate(problem, f->choice).overhead_seconds,
+          solvers::replayed_overhead_seconds(problem, f->choice),
           "the solver's plan did not fit; this one undoes evictions of the evict-all plan while it "
           "fits (" +
               std::to_string(f->schedules) + " schedules)");
@@ -130,7 +131,7 @@ void rescue_unfit(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequ
   // The search already priced its winner: only the plan held so far is simulated.
   if (k && (!best.schedule.fits || k->seconds < simulate_schedule(g, costs, best.schedule)))
     adopt(best, std::move(k->plan.schedule), k->plan.choice,
-          solvers::evaluate(problem, k->plan.choice).overhead_seconds,
+          solvers::replayed_overhead_seconds(problem, k->plan.choice),
           "kept every k-th candidate (k = " + std::to_string(k->spacing) +
               "), the rest evicted: faster than the solver's plan once remakes nest");
 }

@@ -171,6 +171,23 @@ TEST(LinkQueue, TheReplayWaitsForTheCopyThatEndsFirst) {
   EXPECT_DOUBLE_EQ(replayed_link_stall(p, std::vector<Decision>(2, Decision::kSwap)), 1.0);
 }
 
+// A alone, its copy out instant, its copy in (1.5 s) hidden from its load
+// point, step 6, to its reader at step 9. Where the model has step 7 over
+// budget with A back, the schedule cannot reload A before step 7 ends:
+// the copy runs 8-9.5 s and the reader waits 0.5 s.
+TEST(LinkQueue, TheReplayReloadsAfterTheLastOverBudgetStepBeforeTheReader) {
+  Problem p = two_copies();
+  p.candidates.resize(1);
+  p.candidates[0].swap_gap = {1, 5};
+  p.candidates[0].swap_out_seconds = 0;
+  p.budget_bytes = 60;
+  for (int s = 6; s <= 8; ++s) p.step_bytes[static_cast<std::size_t>(s)] = 60;
+  const std::vector<Decision> swap{Decision::kSwap};
+  EXPECT_DOUBLE_EQ(replayed_link_stall(p, swap), 0.0);
+  p.step_bytes[7] = 80;
+  EXPECT_DOUBLE_EQ(replayed_link_stall(p, swap), 0.5);
+}
+
 // No limit (the largest budget there is) leaves room everywhere: no wait.
 TEST(LinkQueue, TheReplayUnderNoLimitNeverWaits) {
   Problem p = two_copies();
