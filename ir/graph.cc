@@ -69,6 +69,13 @@ TensorId Graph::add_tensor(std::string name) {
   return id;
 }
 
+void Graph::reserve(std::size_t tensors, std::size_t nodes) {
+  tensors_.reserve(tensors);
+  tensor_index_.reserve(tensors);
+  nodes_.reserve(nodes);
+  node_index_.reserve(nodes);
+}
+
 TensorId Graph::tensor_id(const std::string& name) {
   if (auto it = tensor_index_.find(name); it != tensor_index_.end()) return it->second;
   return add_tensor(name);

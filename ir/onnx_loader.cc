@@ -441,6 +441,9 @@ Graph build_graph(const onnx::ModelProto& model, const LoadOptions& options,
   Graph graph;
   graph.name = g.name();
   graph.dims = options.dims;
+  std::size_t values = static_cast<std::size_t>(g.input_size() + g.initializer_size());
+  for (const auto& n : g.node()) values += static_cast<std::size_t>(n.output_size());
+  graph.reserve(values, static_cast<std::size_t>(g.node_size()));
   const std::set<std::string> data_inputs = declare_inputs(g, graph, where);
   const Producers producers = name_producers(g, graph, where);
   const std::vector<std::string>& names = producers.names;

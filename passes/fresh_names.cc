@@ -43,9 +43,10 @@ FreshNames FreshNames::nodes_of(const onnx::GraphProto& graph) {
 
 std::string FreshNames::take(std::string_view base, std::string_view suffix) {
   std::string stem = std::string(base) + std::string(suffix);
-  std::string name = stem;
   // Numbered from 2, as ONNX Runtime numbers its own `_recompute` clones.
-  for (int k = 2; taken_.count(name) != 0; ++k) name = stem + "_" + std::to_string(k);
+  auto [next, first] = next_.try_emplace(stem, 2);
+  std::string name = first ? stem : stem + "_" + std::to_string(next->second++);
+  while (taken_.count(name) != 0) name = stem + "_" + std::to_string(next->second++);
   taken_.insert(name);
   return name;
 }
