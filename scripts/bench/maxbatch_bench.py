@@ -8,7 +8,8 @@ Part 1: `memplan maxbatch --max-overhead 20%` (seq 512) per model and
 device: the largest batch without a plan, the largest within 20 % overhead
 and their ratio, the batch with the most samples/s (simulated, and under
 ATP's model TP(B)), and every batch it tried (the curve). Part 2: which
-member trains at batch 8, seq 512 on each device: its baseline peak (the
+member trains at batch 8, seq 512 on each device (each also with its AdamW
+step and moments where tests/fixtures has its optimizer model): its baseline peak (the
 training state) over the device's memory, and the overhead of a plan for
 the device's memory (`memplan plan --budget <memory>`). Writes
 docs/bench/maxbatch.md and the same text into docs/BENCHMARKS.md between
@@ -38,13 +39,29 @@ def fixture(model):
     return os.path.join(ROOT, "tests", "fixtures", model + ".training.onnx")
 
 
+def optimizer(model):
+    return os.path.join(ROOT, "tests", "fixtures", model + ".optimizer.onnx")
+
+
+# Each member alone, then with its AdamW step and moments where ORT's
+# optimizer model is committed (the state a user's real step carries):
+# (label, fixture name, with AdamW).
+VARIANTS = [(m, m, False) for m in MODELS] + [
+    (m + " + AdamW", m, True) for m in MODELS if os.path.exists(optimizer(m))]
+
+
+def model_args(variant):
+    _, model, adamw = variant
+    return [fixture(model)] + (["--optimizer", optimizer(model)] if adamw else [])
+
+
 def device_memory(memplan):
     rc, out, err, _ = run([memplan, "devices", "--json"], check=True)
     return {d["name"]: d["memory_bytes"] for d in json.loads(out)["devices"]}
 
 
-def maxbatch(args, model, device):
-    cmd = [args.memplan, "maxbatch", fixture(model), "--dim", SEQ, "--device", device,
+def maxbatch(args, variant, device):
+    cmd = [args.memplan, "maxbatch", *model_args(variant), "--dim", SEQ, "--device", device,
            "--max-overhead", "%d%%" % CAP, "--solver", args.solver, "--json"]
     rc, out, err, secs = run(cmd, timeout=3600)
     if rc != 0:
@@ -52,25 +69,25 @@ def maxbatch(args, model, device):
     doc = json.loads(out)
     doc["seconds"] = secs
     print("maxbatch %s %s: %d (no plan %d), %.0f s" % (
-        model, device, doc["largest_batch"], doc["largest_batch_without_plan"], secs), file=sys.stderr)
+        variant[0], device, doc["largest_batch"], doc["largest_batch_without_plan"], secs), file=sys.stderr)
     return doc
 
 
-def baseline_peak(args, model, device):
-    cmd = [args.memplan, "inspect", fixture(model), "--dim", TRAIN_BATCH, "--dim", SEQ, "--device",
+def baseline_peak(args, variant, device):
+    cmd = [args.memplan, "inspect", *model_args(variant), "--dim", TRAIN_BATCH, "--dim", SEQ, "--device",
            device, "--json"]
     return json.loads(run(cmd, check=True)[1])["baseline_peak"]["bytes"]
 
 
-def trains(args, model, device, memory):
+def trains(args, variant, device, memory):
     """Batch 8 on the device: baseline peak, and a plan for its memory."""
-    peak = baseline_peak(args, model, device)
+    peak = baseline_peak(args, variant, device)
     row = {"peak": peak, "ratio": peak / memory, "fits": peak <= memory, "overhead": 0.0,
            "floor": None, "planned": False}
     if row["fits"]:
         return row
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [args.memplan, "plan", fixture(model), "--dim", TRAIN_BATCH, "--dim", SEQ, "--device",
+        cmd = [args.memplan, "plan", *model_args(variant), "--dim", TRAIN_BATCH, "--dim", SEQ, "--device",
                device, "--budget", str(memory), "--solver", args.solver, "--outputs", "plan", "-q",
                "-o", tmp]
         rc, _, err, _ = run(cmd, timeout=3600)
@@ -100,7 +117,9 @@ def batch_table(results, memory):
          "batch with a plan (for the device's memory) within %d %% overhead; ×: over the no-plan batch. "
          "Throughput peaks: the batch with the most samples/s among the batches `maxbatch` tried within "
          "the cap, simulated and under ATP's model TP(B) = B / [max(MS/BW, Tf) + max(MS/BW, Tb + Tr)] "
-         "(MS: bytes swapped, BW: the slower link direction, Tr: recompute time)." % (CAP, CAP), "",
+         "(MS: bytes swapped, BW: the slower link direction, Tr: recompute time). + AdamW: the training "
+         "graph with ONNX Runtime's optimizer model (`--optimizer`: an AdamW step per parameter and "
+         "its two moments in the iteration)." % (CAP, CAP), "",
          "| model | device | memory | no plan: batch | ≤ %d %%: batch | × | simulated peak: batch, "
          "samples/s | ATP TP(B) peak: batch, samples/s | batches tried | maxbatch run |" % CAP,
          "|---|---|---|---|---|---|---|---|---|---|"]
@@ -138,19 +157,19 @@ def family_table(family, memory):
          "Training state: the baseline peak (parameters, gradients, optimizer state, activations) at "
          "batch 8; ×: over the device's memory. Plan: `memplan plan --budget <device memory> --solver "
          "greedy` where the state does not fit (floor: the smallest budget memplan can reach, when no "
-         "plan fits).", "",
+         "plan fits). + AdamW: with the optimizer step and moments, as above.", "",
          "| device | model | training state | × memory | trains | overhead |", "|---|---|---|---|---|---|"]
     summary = []
     for dev in DEVICES:
         largest = None
-        for model in MODELS:
+        for model, _, adamw in VARIANTS:
             r = family[(model, dev)]
             how = ("without a plan" if not r["planned"] else "with a plan") if r["fits"] else \
                 "no (floor %s)" % (gib(r["floor"]) if r["floor"] else "?")
             L.append("| %s | %s | %s | %.2f× | %s | %s |" % (
                 dev, model, gib(r["peak"]), r["ratio"], how,
                 "%.2f %%" % r["overhead"] if r["fits"] else "–"))
-            if r["fits"]:
+            if r["fits"] and not adamw:
                 largest = model
         if largest:
             r = family[(largest, dev)]
@@ -158,7 +177,7 @@ def family_table(family, memory):
                 dev, largest, "%.2f %%" % r["overhead"], r["ratio"], gib(memory[dev])))
         else:
             summary.append("%s: none" % dev)
-    return L + ["", "Largest that trains: " + "; ".join(summary) + ".", ""]
+    return L + ["", "Largest that trains (training graph alone): " + "; ".join(summary) + ".", ""]
 
 
 def section(args, results, family, memory, seconds):
@@ -183,8 +202,8 @@ def main():
     os.chdir(ROOT)  # machine() asks git about this checkout
     t0 = time.monotonic()
     memory = device_memory(args.memplan)
-    family = {(m, d): trains(args, m, d, memory[d]) for d in DEVICES for m in MODELS}
-    results = {(m, d): maxbatch(args, m, d) for d in DEVICES for m in MODELS}
+    family = {(v[0], d): trains(args, v, d, memory[d]) for d in DEVICES for v in VARIANTS}
+    results = {(v[0], d): maxbatch(args, v, d) for d in DEVICES for v in VARIANTS}
     text = section(args, results, family, memory, time.monotonic() - t0)
     write_section("maxbatch", "maxbatch", text, bench=args.out_md)
     print(text)
