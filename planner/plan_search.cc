@@ -15,7 +15,6 @@
 #include "planner/simulator.h"
 #include "solvers/greedy_solver.h"
 #include "solvers/link_queue.h"
-#include "solvers/model_eval.h"
 #include "solvers/problem_builder.h"
 #include "solvers/solver_registry.h"
 #include "util/errors.h"

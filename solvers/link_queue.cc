@@ -252,20 +252,16 @@ double replay_out(const Problem& p, std::span<const Decision> choice, const std:
 // The model's load point (the gap's end) has room by definition only where
 // the choice fits: a step between it and the reader that the model has
 // over budget holds no reloaded tensor in the schedule (rule 8), so the
-// copy starts after the last such step and its bytes leave those steps
-// (mlp_dropout a100-40gb 95 %: a gradient buffer reloaded behind the
-// weight-gradient product, 23.9 % simulated, 0 % in the model before).
-std::int64_t reload_point(const Candidate& c, std::vector<std::int64_t>& r) {
-  std::int64_t slot = c.swap_gap.end + 1;
-  const auto bytes = static_cast<std::int64_t>(c.bytes);
+// copy starts after the last such step (mlp_dropout a100-40gb 95 %: a
+// gradient buffer reloaded behind the weight-gradient product, 23.9 %
+// simulated, 0 % in the model before).
+std::int64_t reload_point(const Candidate& c, const std::vector<std::int64_t>& r) {
+  const std::int64_t load = c.swap_gap.end + 1;
   const auto last =
       std::min<std::int64_t>(c.first_backward_use, static_cast<std::int64_t>(r.size()));
-  for (std::int64_t s = last - 1; s >= slot; --s)
-    if (r[static_cast<std::size_t>(s)] < 0) {
-      for (std::int64_t k = slot; k <= s; ++k) r[static_cast<std::size_t>(k)] += bytes;
-      return s + 1;
-    }
-  return slot;
+  for (std::int64_t s = last - 1; s >= load; --s)
+    if (r[static_cast<std::size_t>(s)] < 0) return s + 1;
+  return load;
 }
 
 // Copies in, in the order of their readers: each starts at the latest
@@ -292,7 +288,10 @@ double replay_in(const Problem& p, std::span<const Decision> choice, const std::
     const std::int64_t lo = std::max({by_time, c.swap_gap.begin + 1, previous});
     std::int64_t slot = reload_point(c, r);
     while (slot > lo && r[static_cast<std::size_t>(slot - 1)] >= bytes) --slot;
+    // Resident from the slot on, where the model has it from the gap's end.
     for (std::int64_t s = slot; s <= c.swap_gap.end; ++s) r[static_cast<std::size_t>(s)] -= bytes;
+    for (std::int64_t s = c.swap_gap.end + 1; s < slot; ++s)
+      r[static_cast<std::size_t>(s)] += bytes;
     previous = slot;
     const double end = std::max(at(t, slot) + shift, link) + c.swap_in_seconds;
     link = end;

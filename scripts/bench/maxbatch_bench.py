@@ -8,13 +8,14 @@ Part 1: `memplan maxbatch --max-overhead 20%` (seq 512) per model and
 device: the largest batch without a plan, the largest within 20 % overhead
 and their ratio, the batch with the most samples/s (simulated, and under
 ATP's model TP(B)), and every batch it tried (the curve). Part 2: which
-member trains at batch 8, seq 512 on each device (each also with its AdamW
-step and moments where tests/fixtures has its optimizer model): its baseline peak (the
+member trains at batch 8, seq 512 on each device: its baseline peak (the
 training state) over the device's memory, and the overhead of a plan for
 the device's memory (`memplan plan --budget <memory>`). Writes
 docs/bench/maxbatch.md and the same text into docs/BENCHMARKS.md between
-its markers; keeps nothing else. With greedy: 93 s on 2 cores (Release
-build, load average 2); 13 minutes with RelWithDebInfo under a load of 9.
+its markers; keeps nothing else. Both parts run each member alone and,
+where tests/fixtures has its optimizer model, with its AdamW step and
+moments. With greedy: 93 s on 2 cores (Release build, load average 2; before
+the AdamW rows); 13 minutes with RelWithDebInfo under a load of 9.
 """
 import argparse
 import json
