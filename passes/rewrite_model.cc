@@ -43,6 +43,20 @@ void check_plan_matches(const ir::Graph& graph, const planner::Plan& plan,
                            "): the plan was made for another model file");
   if (std::string why = planner::alias_problem(graph, plan); !why.empty())
     throw InvalidPlanError("the plan's alias_of is broken: " + why);
+  // Refused, not ignored: without the key the rewritten model would keep the
+  // state on the device, over the budget the plan was made for. ONNX has no
+  // value that starts on the host (a SwapIn reads what a SwapOut node made),
+  // and a final SwapOut would be one more output, not the state the next
+  // iteration's session reads.
+  if (!plan.initial_host.empty()) {
+    const ir::TensorId first = plan.initial_host.front();
+    throw InvalidPlanError(
+        "the plan starts " + std::to_string(plan.initial_host.size()) +
+        " tensor(s) on the host (initial_host, first " +
+        quote(first < tensors ? graph.tensor(first).name : "#" + std::to_string(first)) +
+        "): the rewrite cannot express that in ONNX, whose inputs and initializers start the "
+        "run on the device; rewrite a plan without initial_host");
+  }
 }
 
 constexpr std::string_view kMsDomain = "com.microsoft";

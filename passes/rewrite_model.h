@@ -27,7 +27,8 @@ inline constexpr std::string_view kRecomputeDoc = "memplan:recompute:";
 
 // `graph` is `original` as ir::load_model() loaded it and `plan` a plan for
 // that graph. Throws InvalidPlanError when the plan breaks a step rule of
-// PLAN_FORMAT.md or was made for another model (sizes, sha256), InputError
+// PLAN_FORMAT.md, was made for another model (sizes, sha256) or starts
+// tensors on the host (`initial_host`: ONNX cannot say so), InputError
 // when the graph is not the model's. The plan's timing and budget are not
 // checked (planner::validate does that).
 onnx::ModelProto rewrite_model(const onnx::ModelProto& original, const ir::Graph& graph,

@@ -43,8 +43,10 @@ Replay replay(const ir::Graph& graph, const Plan& plan) {
     r.allocations.push_back({step, t, 0, bytes_of(t)});
     r.lifetimes.push_back({step, 0});
   };
+  // What Residency holds before the first step: an initial_host tensor is
+  // allocated by its swap_in, not here.
   for (ir::TensorId t = 0; t < tensors; ++t)
-    if (graph.tensor(t).initially_resident() && !residency.is_alias(t)) add(-1, t);
+    if (residency.storage_resident(t) && !residency.is_alias(t)) add(-1, t);
 
   const auto steps = static_cast<std::int64_t>(plan.schedule.size());
   for (std::int64_t i = 0; i < steps; ++i) {

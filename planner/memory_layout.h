@@ -5,9 +5,11 @@
 // under `memory_layout` (runtime-stub/README.md describes the key).
 //
 // An allocation is a tensor becoming resident (PLAN_FORMAT.md): a graph input
-// or initializer at the start (step -1), an output of a compute or recompute
-// step, or the target of a swap_in. It lives from that step until the free
-// that releases it (or the end). Aliases own no storage and get none.
+// or initializer at the start (step -1) unless the plan lists it in
+// `initial_host` (then its first swap_in allocates it), an output of a
+// compute or recompute step, or the target of a swap_in. It lives from that
+// step until the free that releases it (or the end). Aliases own no storage
+// and get none.
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -66,6 +66,13 @@ struct Plan {
   // By TensorId: the tensor whose storage this one shares (`alias_of` in
   // tensors[]), or ir::kNoTensor. Empty when the plan declares no aliases.
   std::vector<ir::TensorId> alias_of;
+  // Graph inputs and initializers that start the iteration on the host only
+  // (`initial_host`, PLAN_FORMAT's optional key): offloaded training state
+  // such as parameters, accumulation buffers and optimizer moments, which
+  // take no device bytes until a swap_in and must end on the host again
+  // with a copy made after their last in-place write. Empty: every graph
+  // input and initializer starts resident.
+  std::vector<ir::TensorId> initial_host;  // sorted ascending, no repeats
   std::vector<Step> schedule;
   Predicted predicted;
   // Where each allocation lives in one device arena (`memory_layout`, not

@@ -37,6 +37,10 @@ void check_fits(const ir::Graph& graph, const Plan& plan) {
     if (s.id >= (s.on_node() ? nodes : tensors))
       throw InvalidPlanError("plan: a " + std::string(to_string(s.op)) + " step names id " +
                              std::to_string(s.id) + ", not in the graph");
+  for (ir::TensorId t : plan.initial_host)
+    if (t >= tensors)
+      throw InvalidPlanError("plan: initial_host names tensor id " + std::to_string(t) +
+                             ", not in the graph");
 }
 
 std::string quote_name(std::string_view name) { return nlohmann::json(std::string(name)).dump(); }
@@ -231,6 +235,31 @@ void read_tensors(const Reader& r, const ir::Graph& graph, const json& doc, Plan
   if (any_alias) plan.alias_of = std::move(alias_of);
 }
 
+// `initial_host` (PLAN_FORMAT's optional keys): names of graph inputs or
+// initializers. What cannot start on the host is refused here, where the
+// file's own key can be named; the end rule is validate()'s.
+void read_initial_host(const Reader& r, const ir::Graph& graph, const json& doc, Plan& plan) {
+  auto it = doc.find("initial_host");
+  if (it == doc.end()) return;
+  const json& list = r.array(*it, "initial_host");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string key = "initial_host[" + std::to_string(i) + "]";
+    const ir::TensorId t = tensor_named(r, graph, r.string(list[i], key), key);
+    const ir::Tensor& tensor = graph.tensor(t);
+    if (!tensor.initially_resident())
+      r.fail(key, "tensor " + quote_name(tensor.name) +
+                      " is not a graph input or initializer: only those can start on the host");
+    if (tensor.is_graph_output)
+      r.fail(key, "tensor " + quote_name(tensor.name) +
+                      " is a graph output, which must be resident at the end");
+    plan.initial_host.push_back(t);
+  }
+  std::sort(plan.initial_host.begin(), plan.initial_host.end());
+  auto repeat = std::adjacent_find(plan.initial_host.begin(), plan.initial_host.end());
+  if (repeat != plan.initial_host.end())
+    r.fail("initial_host", "tensor " + quote_name(graph.tensor(*repeat).name) + " is listed twice");
+}
+
 void read_schedule(const Reader& r, const ir::Graph& graph, const json& doc, Plan& plan) {
   const json& schedule = r.array_at(doc, "", "schedule");
   plan.schedule.reserve(schedule.size());
@@ -354,6 +383,12 @@ void put_tensors_and_schedule(const ir::Graph& graph, const Plan& plan, ordered_
     tensors.push_back(std::move(entry));
   }
   doc["tensors"] = std::move(tensors);
+  // Only when there is one: plans without it keep their bytes.
+  if (!plan.initial_host.empty()) {
+    ordered_json names = ordered_json::array();
+    for (ir::TensorId t : plan.initial_host) names.push_back(graph.tensor(t).name);
+    doc["initial_host"] = std::move(names);
+  }
 
   ordered_json schedule = ordered_json::array();
   for (const Step& s : plan.schedule) {
@@ -440,6 +475,7 @@ Plan plan_from_json(const ir::Graph& graph, const nlohmann::json& doc, std::stri
   read_header(r, doc, plan);
   read_node_seconds(r, graph, doc, plan);
   read_tensors(r, graph, doc, plan);
+  read_initial_host(r, graph, doc, plan);
   read_schedule(r, graph, doc, plan);
   read_predicted(r, doc, plan);
   read_memory_layout(r, graph, doc, plan);

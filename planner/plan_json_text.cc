@@ -63,7 +63,14 @@ void tensors_and_schedule(util::JsonTextWriter& w, const ir::Graph& graph, const
       w.member("alias_of", graph.tensor(plan.alias_of.at(t)).name);
     w.end_object();
   }
-  w.end_array().key("schedule").begin_array();
+  w.end_array();
+  // As plan_to_json(): only when there is one.
+  if (!plan.initial_host.empty()) {
+    w.key("initial_host").begin_array();
+    for (ir::TensorId t : plan.initial_host) w.value(graph.tensor(t).name);
+    w.end_array();
+  }
+  w.key("schedule").begin_array();
   for (const Step& s : plan.schedule) {
     w.begin_object().member("op", to_string(s.op));
     if (s.on_node()) {

@@ -56,6 +56,30 @@ Validation invalid(std::int64_t step, std::string message) {
   return v;
 }
 
+// initial_host (PLAN_FORMAT's optional key): only state that exists before
+// the first step can start on the host, and a graph output must end
+// resident, which the key's end rule forbids.
+std::string initial_host_problem(const ir::Graph& graph, const Plan& plan) {
+  const std::size_t tensors = graph.tensors().size();
+  for (std::size_t i = 0; i < plan.initial_host.size(); ++i) {
+    const ir::TensorId t = plan.initial_host[i];
+    if (t >= tensors)
+      return "initial_host: tensor id " + std::to_string(t) + " is not in the graph";
+    const ir::Tensor& tensor = graph.tensor(t);
+    const std::string name = "initial_host: tensor " + quote_name(tensor.name);
+    if (i > 0 && plan.initial_host[i - 1] >= t)
+      return name + (plan.initial_host[i - 1] == t ? " is listed twice" : " is out of order");
+    if (!tensor.initially_resident())
+      return name + " is not a graph input or initializer: only those exist before the first step";
+    if (tensor.is_graph_output)
+      return name + " is a graph output, which must be resident at the end";
+    if (!plan.alias_of.empty() && plan.alias_of[t] != ir::kNoTensor)
+      return name + " is an alias: steps name its base " +
+             quote_name(graph.tensor(plan.alias_of[t]).name) + ", so list that";
+  }
+  return {};
+}
+
 // The plan-wide rules that do not need a replay: shapes of the per-node and
 // per-tensor vectors, dims, node times, tensor bytes and aliases.
 std::string structure_problem(const ir::Graph& graph, const Plan& plan) {
@@ -77,6 +101,7 @@ std::string structure_problem(const ir::Graph& graph, const Plan& plan) {
              ", not a finite time >= 0";
   }
   if (std::string problem = alias_problem(graph, plan); !problem.empty()) return problem;
+  if (std::string problem = initial_host_problem(graph, plan); !problem.empty()) return problem;
   for (ir::TensorId t = 0; t < tensors; ++t) {
     bool alias = !plan.alias_of.empty() && plan.alias_of[t] != ir::kNoTensor;
     std::uint64_t want = alias ? 0 : graph.tensor(t).bytes;
@@ -84,6 +109,22 @@ std::string structure_problem(const ir::Graph& graph, const Plan& plan) {
       return "tensor " + quote_name(graph.tensor(t).name) + ": bytes " +
              std::to_string(plan.tensor_bytes[t]) + " in the plan, " + std::to_string(want) +
              (alias ? " for an alias" : " in the graph");
+  }
+  return {};
+}
+
+// The end rule of initial_host: each is back on the host only, with a copy
+// of its last written values, ready for the next iteration.
+std::string initial_host_end_problem(const ir::Graph& graph, const Plan& plan,
+                                     const Residency& residency) {
+  for (ir::TensorId t : plan.initial_host) {
+    const std::string name = "initial_host tensor " + quote_name(graph.tensor(t).name);
+    if (residency.storage_resident(t)) return name + " is resident at the end";
+    if (residency.host_copy(t)) continue;
+    // Only an in-place write takes a host copy away.
+    const ir::NodeId writer = residency.last_write(t);
+    return name + " has no host copy made after its last write" +
+           (writer == ir::kNoNode ? "" : " (" + quote_name(graph.node(writer).name) + ")");
   }
   return {};
 }
@@ -144,6 +185,8 @@ Validation validate(const ir::Graph& graph, const Plan& plan) {
     if (!residency.resident(t))
       return fail("graph output " + quote_name(graph.tensor(t).name) +
                   " is not resident at the end");
+  if (std::string problem = initial_host_end_problem(graph, plan, residency); !problem.empty())
+    return fail(problem);
 
   const Predicted& p = plan.predicted;
   if (p.peak_bytes != v.peak_bytes)

@@ -21,12 +21,15 @@ struct Validation {
 // Rules: every node computed by exactly one compute step; recompute only
 // after compute and only of non-random nodes (a planner rule, checked too);
 // inputs resident at each compute/recompute; swap_out of a resident tensor;
-// swap_in of a non-resident tensor with a host copy; free of a resident
-// tensor; graph outputs resident at the end; tensor bytes equal the graph's;
-// predicted.peak_bytes equals the recomputed peak and is <= budget_bytes;
-// predicted timing equals simulate() (to 1e-9 relative); a memory_layout,
-// where the plan has one, passes memory_layout_problem() and its arena fits
-// budget_bytes.
+// swap_in of a non-resident tensor with a host copy that no in-place write
+// made stale; free of a resident tensor; graph outputs resident at the end;
+// tensor bytes equal the graph's; predicted.peak_bytes equals the
+// recomputed peak and is <= budget_bytes; predicted timing equals
+// simulate() (to 1e-9 relative); initial_host, where the plan has it, lists
+// graph inputs or initializers that are not graph outputs or aliases,
+// sorted and once each, and each of them ends not resident with a host copy
+// made after its last in-place write; a memory_layout, where the plan has
+// one, passes memory_layout_problem() and its arena fits budget_bytes.
 Validation validate(const ir::Graph& graph, const Plan& plan);
 
 }  // namespace memplan::planner

@@ -1,5 +1,7 @@
 #include "planner/residency.h"
 
+#include "ir/in_place_writes.h"
+
 namespace memplan::planner {
 namespace {
 
@@ -75,11 +77,17 @@ Residency::Residency(const ir::Graph& graph, const Plan& plan)
       memory_(storage_bytes(graph, plan)),
       made_(graph.tensors().size(), false),
       host_copy_(graph.tensors().size(), false),
+      copied_(graph.tensors().size(), false),
+      last_write_(graph.tensors().size(), ir::kNoNode),
       computed_(graph.nodes().size(), false) {
+  // Offloaded state starts as a swap_out would leave it after a free: a
+  // host copy and no device bytes, until a swap_in brings it.
+  for (ir::TensorId t : plan.initial_host)
+    if (t < graph.tensors().size()) host_copy_[t] = copied_[t] = true;
   for (ir::TensorId t = 0; t < graph.tensors().size(); ++t) {
     if (!graph.tensor(t).initially_resident()) continue;
     made_[t] = true;
-    memory_.allocate(base_[t]);
+    if (!host_copy_[base_[t]]) memory_.allocate(base_[t]);
   }
 }
 
@@ -132,13 +140,31 @@ std::string Residency::check(const Step& step) const {
       if (!resident(step.id)) return name + " is not resident";
       break;
     case StepOp::kSwapIn:
-      if (resident(step.id)) return name + " is already resident";
-      if (!host_copy_[step.id]) return name + " has no host copy (no swap_out before)";
-      break;
+      return swap_in_rule(step.id);
     default:
       break;
   }
   return {};
+}
+
+std::string Residency::swap_in_rule(ir::TensorId t) const {
+  const std::string name = quote_name(graph_.tensor(t).name);
+  if (resident(t)) return name + " is already resident";
+  if (host_copy_[t]) return {};
+  // A copy that a later in-place write made stale would bring back old values.
+  if (copied_[t] && last_write_[t] != ir::kNoNode)
+    return name + " has no current host copy: " + quote_name(graph_.node(last_write_[t]).name) +
+           " wrote it after its last swap_out";
+  return name + " has no host copy (no swap_out before)";
+}
+
+// The tensors node n writes in place change under their host copies.
+void Residency::write_in_place(ir::NodeId n) {
+  for (ir::TensorId w : ir::in_place_writes(graph_.node(n))) {
+    if (w >= base_.size()) continue;
+    host_copy_[base_[w]] = false;
+    last_write_[base_[w]] = n;
+  }
 }
 
 std::span<const ir::TensorId> Residency::apply(const Step& step) {
@@ -146,6 +172,7 @@ std::span<const ir::TensorId> Residency::apply(const Step& step) {
   if (step.on_node()) {
     if (step.id >= graph_.nodes().size()) return allocated_;
     computed_[step.id] = true;
+    write_in_place(step.id);
     // An alias output shares its base's storage: making it allocates nothing.
     for (ir::TensorId out : graph_.node(step.id).outputs) {
       made_[out] = true;
@@ -156,7 +183,7 @@ std::span<const ir::TensorId> Residency::apply(const Step& step) {
     ir::TensorId t = base_[step.id];
     switch (step.op) {
       case StepOp::kSwapOut:
-        if (memory_.resident(t)) host_copy_[t] = true;
+        if (memory_.resident(t)) host_copy_[t] = copied_[t] = true;
         break;
       case StepOp::kSwapIn:
         if (host_copy_[t]) allocate(t);

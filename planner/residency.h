@@ -1,7 +1,8 @@
 #pragma once
 // The state the schedule rules of PLAN_FORMAT.md speak of, replayed step by
-// step: which tensors are resident, which have a host copy, which nodes have
-// run, and the device bytes in use (an ir::MemoryTracker over the
+// step: which tensors are resident, which have a current host copy (one made
+// after the tensor's last in-place write, ir/in_place_writes.h), which nodes
+// have run, and the device bytes in use (an ir::MemoryTracker over the
 // storage owners). The validator checks each step against it and the simulator
 // reads memory and "made resident" events from it, so the two cannot
 // disagree on what a step does.
@@ -18,9 +19,11 @@ namespace memplan::planner {
 
 class Residency {
  public:
-  // The initial state: graph inputs and initializers resident, nothing else.
-  // `plan.alias_of` must be acyclic and in range (the validator checks it
-  // before building one); aliases occupy no bytes of their own.
+  // The initial state: graph inputs and initializers resident, nothing else,
+  // except those in `plan.initial_host`, which have a host copy and no
+  // device bytes. `plan.alias_of` must be acyclic and in range and
+  // `plan.initial_host` in range (the validator checks both before building
+  // one); aliases occupy no bytes of their own.
   Residency(const ir::Graph& graph, const Plan& plan);
 
   // The rule `step` would break in this state, as one line that names the
@@ -38,7 +41,10 @@ class Residency {
   // Whether storage owner t holds an allocation (an alias's base does while
   // the alias is not made yet).
   bool storage_resident(ir::TensorId t) const { return memory_.resident(t); }
+  // A host copy made after t's last in-place write: what a swap_in may bring.
   bool host_copy(ir::TensorId t) const { return host_copy_[base(t)]; }
+  // The node that last wrote t in place, or ir::kNoNode.
+  ir::NodeId last_write(ir::TensorId t) const { return last_write_[base(t)]; }
   bool computed(ir::NodeId n) const { return computed_[n]; }
   // The tensor that owns t's storage: t itself unless t is an alias.
   ir::TensorId base(ir::TensorId t) const { return base_[t]; }
@@ -50,12 +56,16 @@ class Residency {
  private:
   void allocate(ir::TensorId t);
   std::string input_rule(ir::NodeId n) const;
+  std::string swap_in_rule(ir::TensorId t) const;
+  void write_in_place(ir::NodeId n);
 
   const ir::Graph& graph_;
   std::vector<ir::TensorId> base_;
   ir::MemoryTracker memory_;             // storage, by base id
   std::vector<bool> made_;               // an alias's producer has run
-  std::vector<bool> host_copy_;          // by base id
+  std::vector<bool> host_copy_;          // by base id: current (not stale)
+  std::vector<bool> copied_;             // by base id: had a host copy once
+  std::vector<ir::NodeId> last_write_;   // by base id: last in-place writer
   std::vector<bool> computed_;           // by node id
   std::vector<ir::TensorId> allocated_;  // apply()'s answer
 };

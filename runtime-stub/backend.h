@@ -58,9 +58,15 @@ struct Program {
   std::uint64_t host_pool_bytes = 0;
   // Written before the timed iteration: what is resident at the start.
   std::vector<TensorRange> initial;
+  // Written into the host pool before it (offsets are the pool's): the
+  // plan's initial_host tensors, which start on the host only.
+  std::vector<TensorRange> initial_host;
   // Checked after it: every tensor still resident, graph outputs included.
   std::vector<TensorRange> final_reads;
-  std::uint32_t check_count = 0;  // reads of all ops plus final_reads
+  // Checked in the host pool after it: each initial_host tensor's copy holds
+  // its values after its last in-place write, ready for the next iteration.
+  std::vector<TensorRange> final_host_reads;
+  std::uint32_t check_count = 0;  // reads of all ops, final_reads and final_host_reads
   double time_scale = 1;          // planned seconds are multiplied by it
   // Frees write the poison, so a later read of freed bytes is caught. Off
   // for timing runs: PLAN_FORMAT gives a free no time, and a memset on the
@@ -104,8 +110,9 @@ class Backend {
   virtual double default_time_scale(const Program& program) = 0;
   // Untimed: the arena and the host pool, descriptors, calibration.
   virtual void prepare(const Program& program) = 0;
-  // One iteration: both memories poisoned and `initial` written (untimed),
-  // the streams run (timed), `final_reads` checked (untimed).
+  // One iteration: both memories poisoned and `initial` and `initial_host`
+  // written (untimed), the streams run (timed), `final_reads` and
+  // `final_host_reads` checked (untimed).
   virtual Measurement run(const Program& program) = 0;
   // What prepare() allocated, measured where the backend can.
   virtual MemoryFigures memory() const = 0;

@@ -12,6 +12,7 @@
 #include "runtime-stub/cuda_backend.h"
 #include "runtime-stub/cuda_kernels.cuh"
 #include "runtime-stub/cuda_raii.cuh"
+#include "runtime-stub/host_backend.h"  // write_pattern, check_pattern: the pool is host memory
 #include "runtime-stub/pattern.h"
 
 namespace memplan::runtime {
@@ -89,6 +90,7 @@ class CudaBackend final : public Backend {
     // Untimed: poison both memories, write what is resident at the start.
     check(cudaMemsetAsync(arena(), kPoisonByte, arena_bytes_, compute), "poisoning the arena");
     std::memset(pool_.get(), kPoisonByte, pool_bytes_);  // the last run was synchronized
+    for (const TensorRange& r : program.initial_host) write_pattern(host_pool(), r);
     check(cudaMemsetAsync(outcomes_.get(), 0, checks_ * sizeof(unsigned), compute),
           "cudaMemsetAsync");
     check(cudaMemsetAsync(mismatches_.get(), 0, sizeof(unsigned long long), compute),
@@ -114,6 +116,9 @@ class CudaBackend final : public Backend {
                             cudaMemcpyDeviceToHost, compute),
             "reading the check outcomes");
     check(cudaStreamSynchronize(compute), "checking the patterns");
+    // Pinned host memory: checked where it lives, once the copies are done.
+    for (const TensorRange& r : program.final_host_reads)
+      found[r.check] = static_cast<unsigned>(check_pattern(host_pool(), r));
     memory_.device_total_bytes = std::max(*memory_.device_total_bytes, taken_since_start());
 
     Measurement m;
@@ -137,6 +142,7 @@ class CudaBackend final : public Backend {
 
   unsigned char* arena() const { return static_cast<unsigned char*>(arena_.get()); }
   unsigned char* pool() const { return static_cast<unsigned char*>(pool_.get()); }
+  std::byte* host_pool() const { return static_cast<std::byte*>(pool_.get()); }
   const DeviceRange* ranges() const { return static_cast<const DeviceRange*>(ranges_.get()); }
   unsigned* outcomes() const { return static_cast<unsigned*>(outcomes_.get()); }
   unsigned long long* mismatches() const {

@@ -4,6 +4,7 @@
 #include <array>
 #include <optional>
 
+#include "ir/in_place_writes.h"
 #include "planner/residency.h"
 #include "runtime-stub/pattern.h"
 #include "util/errors.h"
@@ -31,12 +32,18 @@ class Builder {
         location_(graph.tensors().size()),
         made_(graph.tensors().size()),
         swapped_out_(graph.tensors().size()),
-        host_slot_(graph.tensors().size()) {
+        host_slot_(graph.tensors().size()),
+        writes_(graph.tensors().size(), 0) {
     out_.program.time_scale = time_scale;
     out_.program.arena_bytes = layout.arena_bytes;
   }
 
   BuiltProgram build() {
+    // Offloaded state's values start in its host slot, where its swap_in
+    // finds them; it gets no allocation at step -1.
+    for (ir::TensorId t : plan_.initial_host)
+      if (t < graph_.tensors().size() && bytes_of(t) > 0)
+        out_.program.initial_host.push_back(host_range(t));
     while (next_alloc_ < layout_.allocations.size() && layout_.allocations[next_alloc_].step < 0) {
       const planner::Allocation& a = layout_.allocations[next_alloc_++];
       place(a);
@@ -51,9 +58,12 @@ class Builder {
   std::uint64_t bytes_of(ir::TensorId t) const {
     return t < plan_.tensor_bytes.size() ? plan_.tensor_bytes[t] : 0;
   }
-  TensorRange range(ir::TensorId t) const {
-    return {*location_[t], bytes_of(t), pattern_seed(graph_.tensor(t).name), 0};
+  // The pattern t holds now: its name's, moved on by each in-place write.
+  std::uint64_t seed(ir::TensorId t) const {
+    return written_seed(pattern_seed(graph_.tensor(t).name), writes_[t]);
   }
+  TensorRange range(ir::TensorId t) const { return {*location_[t], bytes_of(t), seed(t), 0}; }
+  TensorRange host_range(ir::TensorId t) { return {host_slot(t), bytes_of(t), seed(t), 0}; }
   // Whether base tensor t holds device memory now: resident (as Residency
   // says before it applies the current step) at a place the layout gave.
   bool placed(ir::TensorId t) const {
@@ -63,7 +73,7 @@ class Builder {
   TensorRange read(ir::TensorId t, std::int64_t step) {
     TensorRange r = range(t);
     r.check = out_.program.check_count++;
-    out_.sites.push_back({step, t});
+    out_.sites.push_back({step, t, false});
     return r;
   }
   void static_error(std::uint32_t step, ir::TensorId t, const std::string& what) {
@@ -142,7 +152,20 @@ class Builder {
       made_[t] = at;
       if (bytes_of(t) > 0) op.writes.push_back(range(t));
     }
+    write_in_place(node, at, op);
     push(Stream::kCompute, std::move(op));
+  }
+
+  // The inputs `node` writes in place get new values (after the reads,
+  // which see the old ones), so a host copy made before is caught as stale.
+  // A later swap_out waits for the write (see build_program's comment).
+  void write_in_place(const ir::Node& node, const Wait& at, Op& op) {
+    for (ir::TensorId w : ir::in_place_writes(node)) {
+      const ir::TensorId t = residency_.base(w);
+      ++writes_[t];
+      made_[t] = at;
+      if (placed(t) && bytes_of(t) > 0) op.writes.push_back(range(t));
+    }
   }
 
   void swap_out(std::uint32_t i, ir::TensorId t) {
@@ -185,6 +208,22 @@ class Builder {
     last_free_ = push(Stream::kCompute, std::move(op));
   }
 
+  // The next iteration starts from the host copies of the initial_host
+  // tensors: each must hold the values of the last write.
+  void finish_initial_host(std::int64_t end) {
+    for (ir::TensorId t : plan_.initial_host) {
+      if (t >= graph_.tensors().size()) continue;
+      if (residency_.storage_resident(t))
+        out_.static_errors.push_back("end: initial_host tensor '" + graph_.tensor(t).name +
+                                     "' is resident");
+      if (bytes_of(t) == 0) continue;
+      TensorRange r = host_range(t);
+      r.check = out_.program.check_count++;
+      out_.sites.push_back({end, t, true});
+      out_.program.final_host_reads.push_back(r);
+    }
+  }
+
   void finish() {
     const auto end = static_cast<std::int64_t>(plan_.schedule.size());
     for (ir::TensorId t = 0; t < graph_.tensors().size(); ++t) {
@@ -194,6 +233,7 @@ class Builder {
       if (tensor.is_graph_output && !residency_.resident(t))
         out_.static_errors.push_back("end: graph output '" + tensor.name + "' is not resident");
     }
+    finish_initial_host(end);
     for (std::size_t s = 0; s < kStreamCount; ++s) {
       auto& flags = out_.program.awaited[s];
       flags.assign(out_.program.streams[s].size(), false);
@@ -206,9 +246,10 @@ class Builder {
   const planner::MemoryLayout& layout_;
   planner::Residency residency_;                        // aliases, and the end state
   std::vector<std::optional<std::uint64_t>> location_;  // last offset of each base tensor
-  std::vector<std::optional<Wait>> made_;               // op that last made it resident
+  std::vector<std::optional<Wait>> made_;               // op that last made or wrote it
   std::vector<std::optional<Wait>> swapped_out_;        // its latest swap_out
   std::vector<std::optional<std::uint64_t>> host_slot_;
+  std::vector<std::uint64_t> writes_;  // in-place writes so far, by base id
   std::optional<Wait> last_free_;
   std::array<std::vector<std::uint32_t>, kStreamCount> awaited_;
   std::size_t next_alloc_ = 0;
@@ -295,9 +336,11 @@ RunReport run_plan(const ir::Graph& graph, const planner::Plan& plan,
     if (outcome == CheckOutcome::kOk) continue;
     const bool freed = outcome == CheckOutcome::kFreedMemory;
     ++(freed ? report.freed_reads : report.wrong_bytes);
+    const CheckSite& site = built.sites[c];
     if (report.first_errors.size() < RunReport::kMaxListed)
-      report.first_errors.push_back({built.sites[c].step, graph.tensor(built.sites[c].tensor).name,
-                                     freed ? "freed memory" : "wrong bytes"});
+      report.first_errors.push_back({site.step, graph.tensor(site.tensor).name,
+                                     std::string(freed ? "freed memory" : "wrong bytes") +
+                                         (site.host ? " (host copy)" : "")});
   }
   return report;
 }

@@ -20,13 +20,15 @@ namespace memplan::runtime {
 struct CheckSite {
   std::int64_t step = 0;  // schedule index; the schedule's size for the final check
   ir::TensorId tensor = ir::kNoTensor;
+  bool host = false;  // the tensor's host copy (Program::final_host_reads)
 };
 
 struct BuiltProgram {
   Program program;
   std::vector<CheckSite> sites;  // by check index
   // Integrity errors visible without running: a step reads a tensor that
-  // was never made resident, a graph output is not resident at the end.
+  // was never made resident, a graph output is not resident at the end, an
+  // initial_host tensor is.
   std::vector<std::string> static_errors;
 };
 
@@ -35,7 +37,14 @@ struct BuiltProgram {
 // resident; free T for every swap_out T before it; swap_in for the last free
 // before it. One wait more than the rules, which a valid schedule already
 // implies (T's readers waited): free T also waits for the swap_in that made
-// T resident, so its bytes are never poisoned under a copy in flight.
+// T resident, so its bytes are never poisoned under a copy in flight. And
+// one the rules lack: swap_out T waits for the last step that wrote T in
+// place (ir/in_place_writes.h), or it could copy the values from before.
+//
+// A tensor written in place holds a new pattern after each write
+// (written_seed), so a stale host copy swapped back in is caught. The plan's
+// initial_host tensors start in the host pool (Program::initial_host) and
+// their copies there are checked at the end (final_host_reads).
 //
 // `layout` must describe `plan` (planner::memory_layout_problem is empty);
 // the schedule itself need not be valid: reads of tensors that are not

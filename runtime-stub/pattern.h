@@ -34,6 +34,18 @@ constexpr std::uint64_t pattern_seed(std::string_view name) {
   return h == kPoisonWord ? h + 1 : h;
 }
 
+// Odd and unlike kPatternStride: the seed of a tensor after its k-th
+// in-place write (ir/in_place_writes.h) differs from its seed before in
+// every word, so a host copy made before the write fails a check after it.
+inline constexpr std::uint64_t kWriteStride = 0xD6E8FEB86659FD93ull;
+
+// The seed of a tensor named with seed `seed` once it has been written in
+// place `writes` times (0: as its producer made it).
+MEMPLAN_HOST_DEVICE constexpr std::uint64_t written_seed(std::uint64_t seed, std::uint64_t writes) {
+  const std::uint64_t s = seed + writes * kWriteStride;
+  return s == kPoisonWord ? s + 1 : s;
+}
+
 // Word i (little-endian, 8 bytes at byte offset 8*i) of the pattern.
 MEMPLAN_HOST_DEVICE constexpr std::uint64_t pattern_word(std::uint64_t seed, std::uint64_t i) {
   return seed + i * kPatternStride;

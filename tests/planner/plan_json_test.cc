@@ -46,6 +46,7 @@ void expect_same(const Plan& a, const Plan& b) {
   EXPECT_EQ(a.tensor_bytes, b.tensor_bytes);
   EXPECT_EQ(a.decisions, b.decisions);
   EXPECT_EQ(a.alias_of, b.alias_of);
+  EXPECT_EQ(a.initial_host, b.initial_host);
   EXPECT_EQ(a.schedule, b.schedule);
   EXPECT_EQ(a.predicted.peak_bytes, b.predicted.peak_bytes);
   EXPECT_EQ(a.predicted.iteration_seconds, b.predicted.iteration_seconds);
