@@ -48,6 +48,7 @@ struct PlanArgs {
   std::string solver = "auto";
   std::string allow = "swap,recompute";
   bool keep_state = false;
+  std::string state_on_host = "auto";
   std::string out_dir = "out";
   double time_limit = 60;
   int threads = 1;
@@ -170,6 +171,10 @@ planner::PlanRequest make_request(const PlanArgs& a, const ModelInputs& in) {
   req.solver = a.solver;
   req.evictions = parse_allow(a.allow);
   req.offload_state = !a.keep_state;
+  using Mode = planner::PlanRequest::StateOnHost;
+  req.state_on_host = a.state_on_host == "always"  ? Mode::kAlways
+                      : a.state_on_host == "never" ? Mode::kNever
+                                                   : Mode::kAuto;
   req.time_limit_seconds = a.time_limit;
   req.threads = a.threads;
   req.progress = a.progress || isatty(STDERR_FILENO) != 0;
@@ -190,6 +195,20 @@ void drop_rewrite_with_optimizer(const PlanArgs& a, ModelInputs& in, PlanOutputs
     throw InputError("--outputs model: " + why + "; plan " + in.model.path +
                      " alone for a rewritable plan");
   in.warnings.push_back("model.memplan.onnx not written: " + why);
+  o.model = false;
+}
+
+// A plan that keeps state on the host between iterations has no ONNX
+// form (the rewrite refuses it): left out by default, refused when asked for.
+void drop_rewrite_with_initial_host(const PlanArgs& a, const planner::Plan& plan, PlanOutputs& o) {
+  if (plan.initial_host.empty() || !o.model) return;
+  const std::string why = "the plan keeps " + std::to_string(plan.initial_host.size()) +
+                          " training-state tensors on the host between iterations "
+                          "(initial_host), which an ONNX graph cannot express";
+  if (a.outputs != PlanArgs::kDefaultOutputs)
+    throw InputError("--outputs model: " + why + "; plan with --state-on-host never for a " +
+                     "rewritable plan");
+  print_warnings({"model.memplan.onnx not written: " + why});
   o.model = false;
 }
 
@@ -254,6 +273,7 @@ void run_plan(const PlanArgs& a, StageTimer& timer) {
                               ? pr.iteration_seconds / pr.baseline_iteration_seconds - 1.0
                               : 0.0;
   if (!out.fits) throw unmet_budget(a, g, in.costs, req, out);
+  drop_rewrite_with_initial_host(a, out.plan, outputs);
 
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -303,6 +323,12 @@ void add_plan_command(CLI::App& app) {
   cmd->add_flag("--keep-state", a->keep_state,
                 "Keep parameters, accumulation buffers and optimizer state on the device "
                 "(only activations are candidates)");
+  cmd->add_option("--state-on-host", a->state_on_host,
+                  "Keep training state on the host between iterations (plan.json's "
+                  "initial_host): auto (only where the plan without it does not fit), always, "
+                  "never")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->add_option("-o,--out", a->out_dir, "Output directory")->capture_default_str();
   cmd->add_option("--time-limit", a->time_limit, "ILP time limit in seconds")
       ->capture_default_str()

@@ -38,6 +38,12 @@ struct Tensor {
   bool is_initializer = false;
   bool is_graph_output = false;
   TensorClass cls = TensorClass::kTemporary;
+  // Training state that a plan keeps on the host between iterations
+  // (PLAN_FORMAT's `initial_host`): set only on the planner's own copy of a
+  // graph, so that the problem, the scheduler and the plans made from that
+  // copy all see it. Still a graph input or initializer: the baseline, which
+  // has no plan, starts with it resident.
+  bool starts_on_host = false;
 
   // Resident before the first step: graph inputs and initializers.
   bool initially_resident() const { return is_graph_input || is_initializer; }

@@ -66,8 +66,8 @@ std::optional<PlanOutcome> floor_plan(const ir::Graph& graph, const ir::NodeCost
   // At the floor the fallback's evict-all plans decide; a long ILP search
   // would only slow the failure path that reports this figure.
   at_floor.time_limit_seconds = std::min(request.time_limit_seconds, kFloorTimeLimitSeconds);
-  at_floor.budget_bytes =
-      smallest_reachable_peak(graph, costs, request.evictions, request.offload_state);
+  at_floor.budget_bytes = smallest_reachable_peak(
+      graph, costs, request.evictions, request.offload_state, state_on_host_allowed(request));
   at_floor.one_way_plans = false;
   PlanOutcome out = search_plan(graph, costs, order, at_floor);
   if (!out.fits) return std::nullopt;
@@ -81,8 +81,8 @@ std::uint64_t smallest_reachable_budget(const ir::Graph& graph, const ir::NodeCo
                                         const PlanRequest& request) {
   std::optional<PlanOutcome> floor =
       floor_plan(graph, costs, planning_graph(graph, costs), request);
-  const std::uint64_t peak =
-      smallest_reachable_peak(graph, costs, request.evictions, request.offload_state);
+  const std::uint64_t peak = smallest_reachable_peak(
+      graph, costs, request.evictions, request.offload_state, state_on_host_allowed(request));
   return floor ? std::max(peak, floor->plan.memory_layout->arena_bytes) : peak;
 }
 

@@ -15,6 +15,8 @@ Plan timing_plan(const ir::Graph& graph, const ir::NodeCosts& costs, std::vector
   plan.tensor_bytes.reserve(graph.tensors().size());
   for (const ir::Tensor& t : graph.tensors()) plan.tensor_bytes.push_back(t.bytes);
   plan.schedule = std::move(schedule);
+  for (ir::TensorId t = 0; t < graph.tensors().size(); ++t)
+    if (graph.tensor(t).starts_on_host) plan.initial_host.push_back(t);
   return plan;
 }
 

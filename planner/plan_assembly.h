@@ -22,7 +22,8 @@ struct PlanHeader {
 };
 
 // What the simulator reads of a plan: node_seconds and device from
-// `costs`, tensor_bytes from the graph, the schedule. For timing schedules
+// `costs`, tensor_bytes from the graph, the schedule, and initial_host from
+// the tensors the graph marks `starts_on_host`. For timing schedules
 // that are not (yet) plans.
 Plan timing_plan(const ir::Graph& graph, const ir::NodeCosts& costs, std::vector<Step> schedule);
 

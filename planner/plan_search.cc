@@ -467,9 +467,19 @@ ScheduledDecisions schedule_decisions(const ir::Graph& graph, const ir::NodeCost
   return out;
 }
 
-std::uint64_t smallest_reachable_peak(const ir::Graph& graph, const ir::NodeCosts& graph_costs,
-                                      solvers::Evictions evictions, bool offload_state) {
-  const PlanningGraph pg = planning_graph(graph, graph_costs);
+std::optional<PlanningGraph> with_state_on_host(const PlanningGraph& order) {
+  const std::vector<ir::TensorId> host =
+      solvers::host_state_tensors(order.graph, solvers::ProblemOptions{});
+  if (host.empty()) return std::nullopt;
+  PlanningGraph out = order;
+  for (ir::TensorId t : host) out.graph.mutable_tensors()[t].starts_on_host = true;
+  return out;
+}
+
+namespace {
+
+std::uint64_t lowest_evict_all_peak(const PlanningGraph& pg, solvers::Evictions evictions,
+                                    bool offload_state) {
   const ir::Graph& g = pg.graph;
   const ir::NodeCosts& costs = pg.costs;
   solvers::ProblemOptions po;
@@ -487,13 +497,34 @@ std::uint64_t smallest_reachable_peak(const ir::Graph& graph, const ir::NodeCost
   return best;
 }
 
+}  // namespace
+
+bool state_on_host_allowed(const PlanRequest& req) {
+  return req.state_on_host != PlanRequest::StateOnHost::kNever && req.offload_state &&
+         req.evictions.swap &&
+         (req.solver == "auto" || req.solver == "greedy" || req.solver == "ilp");
+}
+
+std::uint64_t smallest_reachable_peak(const ir::Graph& graph, const ir::NodeCosts& graph_costs,
+                                      solvers::Evictions evictions, bool offload_state,
+                                      bool state_on_host) {
+  const PlanningGraph pg = planning_graph(graph, graph_costs);
+  std::uint64_t best = lowest_evict_all_peak(pg, evictions, offload_state);
+  if (!state_on_host || !offload_state || !evictions.swap) return best;
+  if (const auto host = with_state_on_host(pg))
+    best = std::min(best, lowest_evict_all_peak(*host, evictions, offload_state));
+  return best;
+}
+
 PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& graph_costs,
                         const PlanRequest& req) {
   return search_plan(graph, graph_costs, planning_graph(graph, graph_costs), req);
 }
 
-PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& graph_costs,
-                        const PlanningGraph& pg, const PlanRequest& req) {
+namespace {
+
+PlanOutcome search_order(const ir::Graph& graph, const ir::NodeCosts& graph_costs,
+                         const PlanningGraph& pg, const PlanRequest& req) {
   const ir::Graph& g = pg.graph;
   const ir::NodeCosts& costs = pg.costs;
   PlanOutcome out;
@@ -543,6 +574,36 @@ PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& graph_costs
                 " nodes issued earlier than the graph's order (shape reads, weight-gradient "
                 "products, accumulators)";
   out.fits = out.plan.predicted.peak_bytes <= req.budget_bytes;
+  return out;
+}
+
+// PlanRequest::state_on_host: the search on the planning order, and on
+// its copy with the training state on the host where that is asked for.
+PlanOutcome search_with_state_on_host(const ir::Graph& graph, const ir::NodeCosts& graph_costs,
+                                      const PlanningGraph& pg, const PlanRequest& req) {
+  std::optional<PlanningGraph> host =
+      state_on_host_allowed(req) ? with_state_on_host(pg) : std::nullopt;
+  if (!host) return search_order(graph, graph_costs, pg, req);
+  if (req.state_on_host == PlanRequest::StateOnHost::kAlways)
+    return search_order(graph, graph_costs, *host, req);
+  PlanOutcome out = search_order(graph, graph_costs, pg, req);
+  if (out.fits) return out;
+  PlanOutcome on_host = search_order(graph, graph_costs, *host, req);
+  if (!on_host.fits && on_host.plan.predicted.peak_bytes >= out.plan.predicted.peak_bytes)
+    return out;
+  on_host.plan.solver.solve_seconds += out.plan.solver.solve_seconds;
+  on_host.note += std::string(on_host.note.empty() ? "" : "; ") +
+                  "training state kept on the host between iterations (initial_host): the plan "
+                  "without it " +
+                  (on_host.fits ? "did not fit" : "reached a higher peak");
+  return on_host;
+}
+
+}  // namespace
+
+PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& graph_costs,
+                        const PlanningGraph& pg, const PlanRequest& req) {
+  PlanOutcome out = search_with_state_on_host(graph, graph_costs, pg, req);
   // Never hand out a plan that breaks a rule (the budget aside: callers
   // decide what an over-budget plan means).
   Plan check = out.plan;

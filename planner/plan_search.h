@@ -25,6 +25,14 @@ struct PlanRequest {
   // be swapped between its forward and backward reads
   // (solvers::ProblemOptions::offload_state).
   bool offload_state = true;
+  // Training state kept on the host between iterations (PLAN_FORMAT's
+  // `initial_host`): each tensor is copied in for its first read and, once
+  // read and (where written in place) copied out, leaves the device until
+  // the next iteration. kAuto plans so only where the plan without it does
+  // not fit (it moves every such tensor over the link each iteration).
+  // Needs offload_state; never for dtr.
+  enum class StateOnHost { kNever, kAuto, kAlways };
+  StateOnHost state_on_host = StateOnHost::kAuto;
   double time_limit_seconds = 60;  // the ILP's
   int threads = 1;
   bool progress = false;
@@ -57,8 +65,22 @@ PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& costs,
 // The smallest peak memplan can reach with the allowed evictions: every
 // candidate evicted (all recompute, or all swap, each falling back to the
 // other where not allowed), scheduled; the lower of the two.
+// With `state_on_host` (and offload_state and swaps), also with the
+// training state kept on the host between iterations where that reaches
+// lower.
 std::uint64_t smallest_reachable_peak(const ir::Graph& graph, const ir::NodeCosts& costs,
-                                      solvers::Evictions evictions, bool offload_state = true);
+                                      solvers::Evictions evictions, bool offload_state = true,
+                                      bool state_on_host = false);
+
+// Whether `request` may keep training state on the host between iterations
+// (PlanRequest::state_on_host): memplan's own solvers only (auto, greedy,
+// ilp), with swaps and state offload allowed; the papers' baselines plan
+// as their papers do.
+bool state_on_host_allowed(const PlanRequest& request);
+
+// `order` with every tensor of solvers::host_state_tensors marked
+// ir::Tensor::starts_on_host; nullopt when there is none.
+std::optional<PlanningGraph> with_state_on_host(const PlanningGraph& order);
 
 // Given decisions by TensorId (the what-if of `memplan simulate`): the
 // schedule made as `plan` makes it, in the planning order, restated for the

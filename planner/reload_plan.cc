@@ -35,12 +35,16 @@ void set_reload_turns(TensorPlan& p) {
     p.reload_turn[k] = p.uses[p.segment_begin[k]].node;
 }
 
+void cut_host_segments(TensorPlan& p, const std::vector<ir::NodeId>* splits);
+void add_splits(TensorPlan& p, std::uint32_t first_later, const std::vector<ir::NodeId>* splits);
+
 // Sorts the uses (now complete) and cuts them into segments.
 void cut_segments(TensorPlan& p, const std::vector<ir::NodeId>* splits) {
   std::sort(p.uses.begin(), p.uses.end());
   p.uses.erase(std::unique(p.uses.begin(), p.uses.end()), p.uses.end());
   p.segment_begin.assign(1, 0);
   if (p.reload == Decision::kKeep) return;
+  if (p.on_host) return cut_host_segments(p, splits);
   // State that no forward node reads leaves at the start: every read is later.
   auto later = p.state && p.evict_after == ir::kNoNode
                    ? p.uses.begin()
@@ -56,6 +60,29 @@ void cut_segments(TensorPlan& p, const std::vector<ir::NodeId>* splits) {
     return;
   }
   p.segment_begin.push_back(first_later);
+  add_splits(p, first_later, splits);
+}
+
+// TensorPlan::on_host: an empty segment 0 (not resident at the start), one
+// reloaded segment from its first read, and for a swap a second one after
+// its last forward reader.
+void cut_host_segments(TensorPlan& p, const std::vector<ir::NodeId>* splits) {
+  if (p.uses.empty()) return;  // read by nothing: it never comes to the device
+  p.segment_begin.push_back(0);
+  std::uint32_t first_later = 0;
+  if (p.applied == Decision::kSwap && p.evict_after != ir::kNoNode) {
+    const auto later = std::find_if(p.uses.begin(), p.uses.end(),
+                                    [&](const UsePos& u) { return u.node > p.evict_after; });
+    const auto at = static_cast<std::uint32_t>(later - p.uses.begin());
+    if (at > 0 && at < p.uses.size()) {
+      p.segment_begin.push_back(at);
+      first_later = at;
+    }
+  }
+  add_splits(p, first_later, splits);
+}
+
+void add_splits(TensorPlan& p, std::uint32_t first_later, const std::vector<ir::NodeId>* splits) {
   if (splits == nullptr) return set_reload_turns(p);
   // Segment 0 may be empty (begin 0 twice), so only the splits are sorted
   // and deduplicated.
@@ -147,11 +174,17 @@ TensorPlan first_segment(const ir::Graph& graph, const std::vector<Decision>& ap
   const ir::Tensor& x = graph.tensor(t);
   TensorPlan p;
   const Decision d = t < applied.size() ? applied[t] : Decision::kKeep;
-  p.state = is_state(x) && d == Decision::kSwap;
-  p.pinned = is_pinned(x) && !p.state;
+  p.on_host = x.starts_on_host && is_state(x);
+  p.state = is_state(x) && d == Decision::kSwap && !p.on_host;
+  p.pinned = is_pinned(x) && !p.state && !p.on_host;
   p.applied = p.pinned ? Decision::kKeep : d;
-  p.reload = p.applied;
-  if (p.applied != Decision::kKeep) {
+  p.reload = p.on_host ? Decision::kSwap : p.applied;
+  if (p.on_host) {
+    // Swapped in whatever the decision: keep holds it from its first read
+    // to its last.
+    p.evict_after = p.applied == Decision::kSwap ? evict_point(graph, x) : ir::kNoNode;
+    p.applied = Decision::kSwap;
+  } else if (p.applied != Decision::kKeep) {
     p.evict_after = evict_point(graph, x);
   } else if (!p.pinned && remakable_in_chain(applied, graph.node(x.producer), t)) {
     // Freed where the baseline frees it; remade if a chain needs it later
@@ -233,7 +266,7 @@ ReloadPlan plan_reloads(const ir::Graph& graph, const std::vector<Decision>& app
   // Swapped state is reloaded like any swapped tensor.
   for (ir::TensorId t = 0; t < tensors.size(); ++t) {
     const TensorPlan& p = plan.tensors[t];
-    if (!p.state) continue;
+    if (!p.state && !p.on_host) continue;
     for (std::size_t k = 1; k < p.segment_begin.size(); ++k)
       plan.reloads_before[p.reload_turn[k]].push_back(t);
   }

@@ -44,6 +44,13 @@ struct TensorPlan {
   // its last segment is never closed, so it ends the iteration resident, as
   // it began it (the next iteration's start).
   bool state = false;
+  // Training state kept on the host between iterations (the graph marks it
+  // `starts_on_host`): not resident at the start, segment 0 is empty, every
+  // later segment is reloaded by a swap_in, and its last segment closes like
+  // any other, with a copy out first where a node wrote it in place.
+  // Keep splits its reads nowhere; swap splits them after its last forward
+  // reader.
+  bool on_host = false;
   // The last node of the first segment: for swap and recompute decisions
   // its producer or its last forward reader, whichever is later; for keep
   // its last reader (or its producer), where the baseline frees it.

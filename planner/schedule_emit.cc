@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "ir/in_place_writes.h"
 #include "ir/memory_tracker.h"
 
 namespace memplan::planner::detail {
@@ -34,6 +35,7 @@ class Emitter {
     next_seg_.assign(n, 0);
     last_free_.assign(n, -1);
     swap_out_end_.assign(n, 0.0);
+    stale_.assign(n, 0);
   }
 
   Skeleton run() {
@@ -96,8 +98,15 @@ class Emitter {
   // soon as its copy is done.
   void release_state() {
     std::vector<ir::TensorId> state;
-    for (ir::TensorId t = 0; t < plan_.tensors.size(); ++t)
+    for (ir::TensorId t = 0; t < plan_.tensors.size(); ++t) {
       if (plan_.tensors[t].state) state.push_back(t);
+      // Kept on the host between iterations: it starts there, so no step
+      // releases it; its first reload opens segment 1.
+      if (plan_.tensors[t].on_host) {
+        memory_.release(t);
+        next_seg_[t] = 1;
+      }
+    }
     auto freed_after = [&](ir::TensorId t) {
       const ir::NodeId e = plan_.tensors[t].evict_after;
       return e == ir::kNoNode ? std::int64_t{-1} : std::int64_t{e};
@@ -138,11 +147,30 @@ class Emitter {
     memory_.release(t);
   }
 
+  // A node wrote t in place since its last copy out (ir/in_place_writes.h),
+  // and the device copy is leaving while a later segment, or the next
+  // iteration (TensorPlan::on_host), reads it from the host: copy it out
+  // again first.
+  void copy_out_if_stale(ir::TensorId t) {
+    const TensorPlan& p = plan_.tensors[t];
+    if (!stale_[t] || (!p.on_host && next_seg_[t] >= p.segment_begin.size())) return;
+    stale_[t] = 0;
+    push(StepOp::kSwapOut, t);
+    d2h_end_ =
+        std::max(d2h_end_, now_) + estimate_transfer(bytes(t), costs_.device.d2h_bytes_per_s);
+    swap_out_end_[t] = d2h_end_;
+  }
+
+  void mark_written(const ir::Node& node) {
+    for (ir::TensorId t : ir::in_place_writes(node)) stale_[t] = 1;
+  }
+
   // Frees in ascending id (as the baseline does); a swapped tensor whose
   // copy is still running waits in `deferred_` instead of stalling.
   void free_all(std::vector<ir::TensorId>& ts) {
     std::sort(ts.begin(), ts.end());
     for (ir::TensorId t : ts) {
+      copy_out_if_stale(t);
       if (options_.defer_swap_frees && swap_out_end_[t] > now_) {
         pending_[t] = 1;
         deferred_.push({swap_out_end_[t], t});
@@ -209,6 +237,7 @@ class Emitter {
     push(StepOp::kRecompute, n);
     ++computes_;
     now_ += seconds(n);
+    mark_written(node);
     for (ir::TensorId out : node.outputs) {
       if (!memory_.allocate(out)) continue;
       // An output nobody reloads in this turn was made only because a
@@ -232,6 +261,7 @@ class Emitter {
     push(StepOp::kCompute, n);
     ++computes_;
     now_ += seconds(n);
+    mark_written(node);
     for (ir::TensorId out : node.outputs) {
       if (!memory_.allocate(out)) bug("output '" + graph_.tensor(out).name + "' made twice");
       if (!plan_.tensors[out].pinned) open_segment(out);
@@ -260,6 +290,7 @@ class Emitter {
   Skeleton out_;
   ir::MemoryTracker memory_;
   std::vector<char> open_, pending_;
+  std::vector<char> stale_;  // written in place since its last copy out
   std::vector<std::uint32_t> rem_, next_seg_;
   std::vector<std::int64_t> last_free_;
   std::vector<double> swap_out_end_;

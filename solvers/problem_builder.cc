@@ -1,10 +1,12 @@
 #include "solvers/problem_builder.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 #include "ir/baseline_memory.h"
 #include "ir/dtype.h"
+#include "ir/in_place_writes.h"
 #include "ir/liveness.h"
 
 namespace memplan::solvers {
@@ -218,14 +220,51 @@ bool activation_uses(const ir::Graph& g, ir::TensorId t, const ProblemOptions& o
 // floating-point initializers (weights of graphs that embed them); the
 // small constants an exported graph carries (shapes, axes, scalars) are
 // not worth a decision, and engines fold them.
-bool state_uses(const ir::Graph& g, ir::TensorId t, const ProblemOptions& options, Candidate& c) {
-  const ir::Tensor& x = g.tensor(t);
+bool is_state(const ir::Tensor& x, const ProblemOptions& options) {
   if (!x.initially_resident() || x.is_graph_output || x.bytes < options.min_bytes ||
       !ir::is_floating_point(x.elem_type))
     return false;
-  if (!x.is_graph_input && x.bytes < kMinInitializerStateBytes) return false;
+  return x.is_graph_input || x.bytes >= kMinInitializerStateBytes;
+}
+
+bool state_uses(const ir::Graph& g, ir::TensorId t, const ProblemOptions& options, Candidate& c) {
+  if (!is_state(g.tensor(t), options)) return false;
   c.state = true;
-  return set_uses(g, t, -1, c);
+  // State kept on the host between iterations comes in for its first read
+  // whatever the choice: only a swap between a forward and a backward read
+  // is left to decide.
+  if (!set_uses(g, t, -1, c)) return false;
+  return !g.tensor(t).starts_on_host || c.last_forward_use >= 0;
+}
+
+// Whether a node up to `step` writes t in place: its host copy from the
+// start of the iteration is then stale.
+bool written_by(const ir::Graph& g, ir::TensorId t, std::int64_t step) {
+  for (ir::NodeId r : g.tensor(t).consumers)
+    if (static_cast<std::int64_t>(r) <= step && ir::writes_in_place(g.node(r), t)) return true;
+  return false;
+}
+
+// State kept on the host between iterations (ir::Tensor::starts_on_host)
+// is on the device only from where its copy in must start to be done by
+// its first reader, to its last reader: the baseline's bytes of the steps
+// outside that span leave. The copy out after its last write is left to
+// the scheduler, which frees it once copied (docs/model.md §State on the
+// host).
+void take_host_state_off(const ir::Graph& g, const std::vector<double>& prefix, double h2d,
+                         std::vector<std::uint64_t>& step_bytes) {
+  const auto steps = static_cast<std::int64_t>(step_bytes.size());
+  for (const ir::Tensor& x : g.tensors()) {
+    if (!x.starts_on_host || x.consumers.empty()) continue;
+    const auto first = static_cast<std::size_t>(x.consumers.front());
+    const double copy = h2d > 0 ? static_cast<double>(x.bytes) / h2d : 0.0;
+    std::int64_t load =
+        (std::upper_bound(prefix.begin(), prefix.end(), prefix[first] - copy) - prefix.begin()) - 1;
+    load = std::clamp<std::int64_t>(load, 0, static_cast<std::int64_t>(first));
+    for (std::int64_t s = 0; s < steps; ++s)
+      if (s < load || s > static_cast<std::int64_t>(x.consumers.back()))
+        step_bytes[static_cast<std::size_t>(s)] -= x.bytes;
+  }
 }
 
 }  // namespace
@@ -234,6 +273,13 @@ std::uint64_t Problem::baseline_peak() const {
   std::uint64_t peak = 0;
   for (auto b : step_bytes) peak = std::max(peak, b);
   return peak;
+}
+
+std::vector<ir::TensorId> host_state_tensors(const ir::Graph& g, const ProblemOptions& options) {
+  std::vector<ir::TensorId> out;
+  for (ir::TensorId t = 0; t < g.tensors().size(); ++t)
+    if (is_state(g.tensor(t), options) && !g.tensor(t).consumers.empty()) out.push_back(t);
+  return out;
 }
 
 bool has_dropout_chains(const ir::Graph& g) {
@@ -255,6 +301,7 @@ Problem build_problem(const ir::Graph& g, const ir::NodeCosts& costs, std::uint6
   for (ir::NodeId i = 0; i < g.nodes().size(); ++i)
     (g.node(i).is_forward ? pr.forward_seconds : pr.backward_seconds) += costs.seconds[i];
   const double d2h = costs.device.d2h_bytes_per_s, h2d = costs.device.h2d_bytes_per_s;
+  take_host_state_off(g, prefix, h2d, pr.step_bytes);
 
   const std::vector<bool> held = masks_held_for_recompute(g, costs, live, options);
   const std::vector<bool>* inner_masks = options.remake_dropouts_in_chains ? &held : nullptr;
@@ -264,7 +311,11 @@ Problem build_problem(const ir::Graph& g, const ir::NodeCosts& costs, std::uint6
     Candidate c;
     const bool state = options.offload_state && state_uses(g, t, options, c);
     if (!state && (held[t] || !activation_uses(g, t, options, c))) continue;
-    if (options.evictions.swap && d2h > 0 && h2d > 0) set_swap_option(prefix, d2h, h2d, c);
+    // Kept on the host between iterations and not written before the gap:
+    // its host copy is current, so it leaves without a copy out.
+    const bool copied = g.tensor(t).starts_on_host && !written_by(g, t, c.last_forward_use);
+    if (options.evictions.swap && d2h > 0 && h2d > 0)
+      set_swap_option(prefix, copied ? std::numeric_limits<double>::infinity() : d2h, h2d, c);
     if (options.evictions.recompute && !state) {
       chain.clear();
       const std::int64_t k = c.first_backward_use;

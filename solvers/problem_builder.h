@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "ir/costs.h"
 #include "ir/graph.h"
@@ -29,6 +30,11 @@ struct ProblemOptions {
   // backward reads.
   bool offload_state = true;
 };
+
+// The training state a plan may keep on the host between iterations
+// (ir::Tensor::starts_on_host, PLAN_FORMAT's `initial_host`): what
+// ProblemOptions::offload_state makes a candidate, read by some node.
+std::vector<ir::TensorId> host_state_tensors(const ir::Graph& graph, const ProblemOptions& options);
 
 // Candidates are the activations (made by the forward, read by the
 // backward) that can leave the device between those uses, and, with

@@ -94,7 +94,7 @@ def plan(memplan: str, model: str, dims: dict, solver: str, out: str) -> str | N
     while budgets:
         budget = budgets.pop(0)
         r = subprocess.run([memplan, "plan", model, *dim_args, "--budget", budget, "--solver", solver,
-                            *allow_args(solver),
+                            *allow_args(solver), "--state-on-host", "never",  # ONNX cannot say it
                             "--time-limit", "20", "-q", "-o", out], capture_output=True, text=True)
         if r.returncode == 0:
             return budget if baseline is None else f"{100 * int(budget) / baseline:.0f}%"

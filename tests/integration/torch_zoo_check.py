@@ -140,7 +140,7 @@ def plan(memplan: str, path: str, info: dict, solver: str, share: int, out: str)
     """`memplan plan` at share % of the baseline peak, or just above the
     smallest budget memplan says it can reach. Returns the budget used."""
     base = [memplan, "plan", path, *dim_args(info["dims"]), "--solver", solver, *eq.allow_args(solver),
-            "--time-limit", "10", "-q", "-o", out]
+            "--state-on-host", "never", "--time-limit", "10", "-q", "-o", out]
     r = subprocess.run([*base, "--budget", f"{share}%"], capture_output=True, text=True)
     if r.returncode == 0:
         return f"{share}%"

@@ -74,10 +74,15 @@ struct Planned {
 // transformers at small dims are mostly parameters and gradients: ~95 %),
 // so the plan still swaps or recomputes all it can. The ILP gets a short
 // limit: these tests check the runtime, not the solver.
-inline Planned plan_fixture(const Loaded& l, const std::string& solver) {
+// Training state stays on the device between iterations unless `on_host`
+// says otherwise: the fixtures' runs check schedules of the usual kind.
+inline Planned plan_fixture(
+    const Loaded& l, const std::string& solver,
+    planner::PlanRequest::StateOnHost on_host = planner::PlanRequest::StateOnHost::kNever) {
   const bool swap_only = solver == "vdnn";
   const std::uint64_t reachable = planner::smallest_reachable_peak(
-      l.graph, l.costs, swap_only ? solvers::Evictions::swap_only() : solvers::Evictions::both());
+      l.graph, l.costs, swap_only ? solvers::Evictions::swap_only() : solvers::Evictions::both(),
+      true, on_host != planner::PlanRequest::StateOnHost::kNever);
   std::vector<std::uint64_t> budgets;
   for (double above : {1.01, 1.03, 1.06, 1.1})
     budgets.push_back(std::max(l.baseline_peak / 2,
@@ -89,6 +94,7 @@ inline Planned plan_fixture(const Loaded& l, const std::string& solver) {
     req.solver = solver;
     req.time_limit_seconds = 2;
     req.max_rounds = 3;
+    req.state_on_host = on_host;
     // As `memplan plan` does: a plan whose memory layout fits the budget.
     planner::LayoutFitOutcome out = planner::search_plan_with_layout(l.graph, l.costs, req);
     if (out.outcome.fits && out.layout_fits)
