@@ -1,0 +1,149 @@
+// Training state kept on the host between iterations (docs/model.md §State
+// on the host between iterations): the problem takes its bytes off outside
+// its uses, and the scheduler brings it in for its first read, copies out
+// what a node wrote in place, and ends with it off the device.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "ir/baseline_memory.h"
+#include "ir/liveness.h"
+#include "planner/plan_search.h"
+#include "scheduler_test_util.h"
+#include "solvers/problem_builder.h"
+
+namespace memplan::planner {
+namespace {
+
+using sched_test::decide;
+using sched_test::text;
+using sched_test::unit_costs;
+
+constexpr const char* kBuf = "W_grad.accumulation.buffer";
+
+// float32, batch 64: activations of 4 KiB; W and its buffer 1 KiB each.
+//   forward:  f0 h = MatMul(x, W)  f1 a = Relu(h)  f2 c = Tanh(a)  f3 loss
+//   backward: bw0 d1 = Neg(c)  bw1 d2 = Mul(d1, a)  bw2 xt = Transpose(x)
+//             bw3 W_grad = MatMul(xt, d2)  bw4 dh = MatMul(d2, W)
+//             bw5 flag = InPlaceAccumulatorV2(buf, W_grad), writing buf
+// x, W and the buffer start on the host.
+ir::Graph host_graph() {
+  test::ModelBuilder b;
+  b.input("x", {"batch", std::int64_t{16}});
+  b.input("W", {std::int64_t{16}, std::int64_t{16}});
+  b.input(kBuf, {std::int64_t{16}, std::int64_t{16}});
+  b.node("MatMul", {"x", "W"}, {"h"}, "f0");
+  b.node("Relu", {"h"}, {"a"}, "f1");
+  b.node("Tanh", {"a"}, {"c"}, "f2");
+  test::set_int_attr(b.node("ReduceSum", {"c"}, {"loss"}, "f3"), "keepdims", 0);
+  b.node("Neg", {"c"}, {"d1"}, "bw0");
+  b.node("Mul", {"d1", "a"}, {"d2"}, "bw1");
+  b.node("Transpose", {"x"}, {"xt"}, "bw2");
+  b.node("MatMul", {"xt", "d2"}, {"W_grad"}, "bw3");
+  b.node("MatMul", {"d2", "W"}, {"dh"}, "bw4");
+  b.node("InPlaceAccumulatorV2", {kBuf, "W_grad"}, {"flag"}, "bw5", "com.microsoft");
+  b.output("loss").output("dh").output("flag");
+  ir::Graph g = sched_test::load(b, "host_state", {{"batch", 64}});
+  const std::vector<ir::TensorId> host = solvers::host_state_tensors(g, {});
+  EXPECT_EQ(host.size(), 3u);  // x, W, the buffer
+  for (ir::TensorId t : host) g.mutable_tensors()[t].starts_on_host = true;
+  return g;
+}
+
+std::size_t index_of(const std::vector<std::string>& lines, const std::string& line) {
+  return static_cast<std::size_t>(std::find(lines.begin(), lines.end(), line) - lines.begin());
+}
+
+TEST(HostState, TheProblemCountsStateOnlyOverItsUsesAndLeavesTheSwapBetween) {
+  const ir::Graph g = host_graph();
+  const ir::NodeCosts costs = unit_costs(g);
+  const solvers::Problem p = solvers::build_problem(g, costs, 0, {});
+  const ir::BaselineMemory base = ir::baseline_memory(g, ir::Liveness(g));
+  const std::uint64_t x = g.tensor(*g.find_tensor("x")).bytes, w = 1024;
+  // x's last reader is bw2 (step 6), W's bw4 (8); the buffer's only one
+  // is bw5 (9), and its copy in runs under bw4 (8). W and the buffer are
+  // 1 KiB each.
+  EXPECT_EQ(p.step_bytes[0], base.after_compute[0] - w);  // f0 reads x and W
+  EXPECT_EQ(p.step_bytes[7], base.after_compute[7] - x - w);
+  EXPECT_EQ(p.step_bytes[8], base.after_compute[8] - x);
+  EXPECT_EQ(p.step_bytes[9], base.after_compute[9] - x - w);
+  int found = 0;
+  for (const solvers::Candidate& c : p.candidates) {
+    EXPECT_NE(c.name, kBuf);  // off the device until its only reader anyway
+    if (c.name != "W") continue;
+    ++found;
+    EXPECT_TRUE(c.can_swap);
+    // Not written before the gap: its host copy is current, nothing to copy out.
+    EXPECT_EQ(c.swap_out_seconds, 0.0);
+    EXPECT_GT(c.swap_in_seconds, 0.0);
+    EXPECT_EQ(c.swap_gap.begin, 1);
+  }
+  EXPECT_EQ(found, 1);
+}
+
+TEST(HostState, KeptStateComesInForItsFirstReadAndWrittenStateIsCopiedOutBeforeItLeaves) {
+  const ir::Graph g = host_graph();
+  const ir::NodeCosts costs = unit_costs(g);
+  const ScheduleResult r = make_schedule(g, costs, decide(g, {}), {});
+  const Validation v = sched_test::validate_result(g, costs, r, UINT64_MAX);
+  ASSERT_TRUE(v.valid) << v.message;
+  const auto lines = text(g, r.schedule);
+  for (const char* t : {"x", "W", kBuf}) {
+    EXPECT_EQ(std::count(lines.begin(), lines.end(), std::string("swap_in ") + t), 1) << t;
+    EXPECT_EQ(std::count(lines.begin(), lines.end(), std::string("free ") + t), 1) << t;
+  }
+  EXPECT_LT(index_of(lines, "swap_in W"), index_of(lines, "compute f0"));
+  EXPECT_GT(index_of(lines, "free W"), index_of(lines, "compute bw4"));
+  // Only the buffer is written: it alone is copied out, after the write.
+  EXPECT_EQ(index_of(lines, "swap_out x"), lines.size());
+  EXPECT_EQ(index_of(lines, "swap_out W"), lines.size());
+  const std::size_t out = index_of(lines, std::string("swap_out ") + kBuf);
+  EXPECT_GT(out, index_of(lines, "compute bw5"));
+  EXPECT_LT(out, index_of(lines, std::string("free ") + kBuf));
+  EXPECT_LE(r.peak_bytes, ir::baseline_memory(g, ir::Liveness(g)).peak_bytes);
+}
+
+TEST(HostState, ASwappedParameterLeavesAfterTheForwardWithoutACopyOut) {
+  const ir::Graph g = host_graph();
+  const ir::NodeCosts costs = unit_costs(g);
+  const ScheduleResult r = make_schedule(g, costs, decide(g, {{"W", Decision::kSwap}}), {});
+  const Validation v = sched_test::validate_result(g, costs, r, UINT64_MAX);
+  ASSERT_TRUE(v.valid) << v.message;
+  const auto lines = text(g, r.schedule);
+  EXPECT_EQ(std::count(lines.begin(), lines.end(), "swap_in W"), 2);
+  EXPECT_EQ(std::count(lines.begin(), lines.end(), "free W"), 2);
+  EXPECT_EQ(index_of(lines, "swap_out W"), lines.size());
+  EXPECT_LT(index_of(lines, "free W"), index_of(lines, "compute f1"));
+}
+
+TEST(HostState, TheSearchListsTheStateInInitialHostWhereOnlyThatFits) {
+  const ir::Graph g = host_graph();
+  ir::Graph plain = g;
+  for (ir::Tensor& t : plain.mutable_tensors()) t.starts_on_host = false;
+  const ir::NodeCosts costs = unit_costs(plain);
+  const std::uint64_t resident = smallest_reachable_peak(plain, costs, solvers::Evictions::both());
+  const std::uint64_t on_host =
+      smallest_reachable_peak(plain, costs, solvers::Evictions::both(), true, true);
+  ASSERT_LT(on_host, resident);
+  PlanRequest req;
+  req.budget_bytes = on_host;
+  req.solver = "greedy";
+  const PlanOutcome out = search_plan(plain, costs, req);
+  ASSERT_TRUE(out.fits) << out.note;
+  EXPECT_EQ(out.plan.initial_host.size(), 3u);
+  EXPECT_NE(out.note.find("initial_host"), std::string::npos) << out.note;
+  const Validation v = validate(plain, out.plan);
+  EXPECT_TRUE(v.valid) << v.message;
+  req.state_on_host = PlanRequest::StateOnHost::kNever;
+  EXPECT_FALSE(search_plan(plain, costs, req).fits);
+  req.budget_bytes = resident;
+  req.state_on_host = PlanRequest::StateOnHost::kAuto;
+  const PlanOutcome kept = search_plan(plain, costs, req);
+  EXPECT_TRUE(kept.fits);
+  EXPECT_TRUE(kept.plan.initial_host.empty());  // auto: only where nothing else fits
+}
+
+}  // namespace
+}  // namespace memplan::planner
