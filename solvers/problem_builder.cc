@@ -253,7 +253,8 @@ bool written_by(const ir::Graph& g, ir::TensorId t, std::int64_t step) {
 // host).
 void take_host_state_off(const ir::Graph& g, const std::vector<double>& prefix, double h2d,
                          std::vector<std::uint64_t>& step_bytes) {
-  const auto steps = static_cast<std::int64_t>(step_bytes.size());
+  // Unsigned wrap-around cancels: every prefix sum is a true byte count.
+  std::vector<std::uint64_t> off(step_bytes.size() + 1, 0);
   for (const ir::Tensor& x : g.tensors()) {
     if (!x.starts_on_host || x.consumers.empty()) continue;
     const auto first = static_cast<std::size_t>(x.consumers.front());
@@ -261,9 +262,15 @@ void take_host_state_off(const ir::Graph& g, const std::vector<double>& prefix, 
     std::int64_t load =
         (std::upper_bound(prefix.begin(), prefix.end(), prefix[first] - copy) - prefix.begin()) - 1;
     load = std::clamp<std::int64_t>(load, 0, static_cast<std::int64_t>(first));
-    for (std::int64_t s = 0; s < steps; ++s)
-      if (s < load || s > static_cast<std::int64_t>(x.consumers.back()))
-        step_bytes[static_cast<std::size_t>(s)] -= x.bytes;
+    // Off before `load` and after its last reader: a difference array.
+    off[0] += x.bytes;
+    off[static_cast<std::size_t>(load)] -= x.bytes;
+    off[static_cast<std::size_t>(x.consumers.back()) + 1] += x.bytes;
+  }
+  std::uint64_t run = 0;
+  for (std::size_t s = 0; s < step_bytes.size(); ++s) {
+    run += off[s];
+    step_bytes[s] -= run;
   }
 }
 
