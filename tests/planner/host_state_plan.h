@@ -55,6 +55,17 @@ inline std::vector<Step> offload_buf_schedule(const ir::Graph& g) {
                    {"free", "a"}});
 }
 
+// buf brought in, written and copied out, but never freed: it ends the
+// iteration resident.
+inline std::vector<Step> buf_left_resident_schedule(const ir::Graph& g) {
+  return steps(g, {{"swap_in", "buf"},
+                   {"compute", "mm"},
+                   {"compute", "acc"},
+                   {"swap_out", "buf"},
+                   {"compute", "sum"},
+                   {"free", "a"}});
+}
+
 // Node times mm 1, acc 0.5, sum 0.5; d2h 16 B/s, h2d 32 B/s: buf (64 B)
 // takes 4 s out and 2 s in. A roomy budget; predicted filled in from the
 // rules after `on_host` is set, since it changes the initial state.

@@ -10,6 +10,7 @@
 
 #include "ir/baseline_memory.h"
 #include "ir/liveness.h"
+#include "param_graph.h"
 #include "planner/plan_search.h"
 #include "scheduler_test_util.h"
 #include "solvers/problem_builder.h"
@@ -23,29 +24,10 @@ using sched_test::unit_costs;
 
 constexpr const char* kBuf = "W_grad.accumulation.buffer";
 
-// float32, batch 64: activations of 4 KiB; W and its buffer 1 KiB each.
-//   forward:  f0 h = MatMul(x, W)  f1 a = Relu(h)  f2 c = Tanh(a)  f3 loss
-//   backward: bw0 d1 = Neg(c)  bw1 d2 = Mul(d1, a)  bw2 xt = Transpose(x)
-//             bw3 W_grad = MatMul(xt, d2)  bw4 dh = MatMul(d2, W)
-//             bw5 flag = InPlaceAccumulatorV2(buf, W_grad), writing buf
+// sched_test::param_graph with InPlaceAccumulatorV2 writing the buffer;
 // x, W and the buffer start on the host.
 ir::Graph host_graph() {
-  test::ModelBuilder b;
-  b.input("x", {"batch", std::int64_t{16}});
-  b.input("W", {std::int64_t{16}, std::int64_t{16}});
-  b.input(kBuf, {std::int64_t{16}, std::int64_t{16}});
-  b.node("MatMul", {"x", "W"}, {"h"}, "f0");
-  b.node("Relu", {"h"}, {"a"}, "f1");
-  b.node("Tanh", {"a"}, {"c"}, "f2");
-  test::set_int_attr(b.node("ReduceSum", {"c"}, {"loss"}, "f3"), "keepdims", 0);
-  b.node("Neg", {"c"}, {"d1"}, "bw0");
-  b.node("Mul", {"d1", "a"}, {"d2"}, "bw1");
-  b.node("Transpose", {"x"}, {"xt"}, "bw2");
-  b.node("MatMul", {"xt", "d2"}, {"W_grad"}, "bw3");
-  b.node("MatMul", {"d2", "W"}, {"dh"}, "bw4");
-  b.node("InPlaceAccumulatorV2", {kBuf, "W_grad"}, {"flag"}, "bw5", "com.microsoft");
-  b.output("loss").output("dh").output("flag");
-  ir::Graph g = sched_test::load(b, "host_state", {{"batch", 64}});
+  ir::Graph g = sched_test::param_graph("host_state", true);
   const std::vector<ir::TensorId> host = solvers::host_state_tensors(g, {});
   EXPECT_EQ(host.size(), 3u);  // x, W, the buffer
   for (ir::TensorId t : host) g.mutable_tensors()[t].starts_on_host = true;

@@ -16,6 +16,7 @@
 namespace memplan::planner {
 namespace {
 
+using test_util::buf_left_resident_schedule;
 using test_util::host_plan;
 using test_util::offload_buf_schedule;
 using test_util::steps;
@@ -96,12 +97,7 @@ TEST_F(InitialHost, ReadingItBeforeItsSwapInIsInvalid) {
 
 TEST_F(InitialHost, ResidentAtTheEndIsInvalid) {
   // buf brought in and written, then copied out but never freed.
-  const Plan plan = host_plan(g, steps(g, {{"swap_in", "buf"},
-                                           {"compute", "mm"},
-                                           {"compute", "acc"},
-                                           {"swap_out", "buf"},
-                                           {"compute", "sum"},
-                                           {"free", "a"}}));
+  const Plan plan = host_plan(g, buf_left_resident_schedule(g));
   expect_invalid(plan, g, -1, "initial_host tensor 'buf' is resident at the end");
 }
 

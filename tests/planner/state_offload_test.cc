@@ -14,6 +14,7 @@
 #include "ir/liveness.h"
 #include "ir/node_costs.h"
 #include "ir/onnx_loader.h"
+#include "param_graph.h"
 #include "planner/plan_search.h"
 #include "scheduler_test_util.h"
 #include "solvers/problem_builder.h"
@@ -27,31 +28,9 @@ using sched_test::expect_valid;
 using sched_test::text;
 using sched_test::unit_costs;
 
-// float32, batch 64: activations of 4 KiB. W [16,16] (1 KiB) is a
-// parameter (W_grad exists), buf its accumulation buffer (1 KiB), read only
-// by the accumulator at the end. The peak is at bw1, across the boundary.
-//   forward:  f0 h = MatMul(x, W)  f1 a = Relu(h)  f2 c = Tanh(a)  f3 loss
-//   backward: bw0 d1 = Neg(c)  bw1 d2 = Mul(d1, a)  bw2 xt = Transpose(x)
-//             bw3 W_grad = MatMul(xt, d2)  bw4 dh = MatMul(d2, W)
-//             bw5 acc = Add(buf, W_grad)
-ir::Graph param_graph() {
-  test::ModelBuilder b;
-  b.input("x", {"batch", std::int64_t{16}});
-  b.input("W", {std::int64_t{16}, std::int64_t{16}});
-  b.input("W_grad.accumulation.buffer", {std::int64_t{16}, std::int64_t{16}});
-  b.node("MatMul", {"x", "W"}, {"h"}, "f0");
-  b.node("Relu", {"h"}, {"a"}, "f1");
-  b.node("Tanh", {"a"}, {"c"}, "f2");
-  test::set_int_attr(b.node("ReduceSum", {"c"}, {"loss"}, "f3"), "keepdims", 0);
-  b.node("Neg", {"c"}, {"d1"}, "bw0");
-  b.node("Mul", {"d1", "a"}, {"d2"}, "bw1");
-  b.node("Transpose", {"x"}, {"xt"}, "bw2");
-  b.node("MatMul", {"xt", "d2"}, {"W_grad"}, "bw3");
-  b.node("MatMul", {"d2", "W"}, {"dh"}, "bw4");
-  b.node("Add", {"W_grad.accumulation.buffer", "W_grad"}, {"W_grad.accumulation.out"}, "bw5");
-  b.output("loss").output("dh").output("W_grad.accumulation.out");
-  return sched_test::load(b, "state_offload", {{"batch", 64}});
-}
+// x, W and W's accumulation buffer (read only by the accumulator at the
+// end, an Add here); the peak is at bw1, across the boundary.
+ir::Graph param_graph() { return sched_test::param_graph("state_offload", false); }
 
 std::size_t index_of(const std::vector<std::string>& lines, const std::string& line) {
   return static_cast<std::size_t>(std::find(lines.begin(), lines.end(), line) - lines.begin());

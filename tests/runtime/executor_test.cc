@@ -23,14 +23,8 @@ using planner::test_util::plan_for;
 using planner::test_util::steps;
 using planner::test_util::tiny_graph;
 
+using test_util::op_for_step;
 using test_util::run_host;
-
-const Op* op_for_step(const Program& p, std::uint32_t step) {
-  for (const auto& ops : p.streams)
-    for (const Op& op : ops)
-      if (op.step == step) return &op;
-  return nullptr;
-}
 
 TEST(Pattern, WriteCheckAndPoison) {
   std::vector<std::byte> mem(256, std::byte{kPoisonByte});

@@ -18,17 +18,12 @@ namespace memplan::runtime {
 namespace {
 
 using planner::Plan;
+using planner::test_util::buf_left_resident_schedule;
 using planner::test_util::host_plan;
 using planner::test_util::offload_buf_schedule;
 using planner::test_util::steps;
+using test_util::op_for_step;
 using test_util::run_host;
-
-const Op* op_for_step(const Program& p, std::uint32_t step) {
-  for (const auto& ops : p.streams)
-    for (const Op& op : ops)
-      if (op.step == step) return &op;
-  return nullptr;
-}
 
 class InitialHostRun : public ::testing::Test {
  protected:
@@ -116,12 +111,7 @@ TEST_F(InitialHostRun, AHostCopyFromBeforeTheLastWriteIsCaught) {
 }
 
 TEST_F(InitialHostRun, ResidentAtTheEndIsAStaticError) {
-  const Plan plan = host_plan(g, steps(g, {{"swap_in", "buf"},
-                                           {"compute", "mm"},
-                                           {"compute", "acc"},
-                                           {"swap_out", "buf"},
-                                           {"compute", "sum"},
-                                           {"free", "a"}}));
+  const Plan plan = host_plan(g, buf_left_resident_schedule(g));
   const RunReport r = run_host(g, plan);
   EXPECT_EQ(r.static_errors, 1u);
   ASSERT_FALSE(r.first_errors.empty());

@@ -40,6 +40,14 @@ inline RunReport run_host(const ir::Graph& g, const planner::Plan& plan) {
   return run_host(g, plan, planner::compute_memory_layout(g, plan));
 }
 
+// The op of a built program that runs schedule step `step`; nullptr if none.
+inline const Op* op_for_step(const Program& p, std::uint32_t step) {
+  for (const auto& ops : p.streams)
+    for (const Op& op : ops)
+      if (op.step == step) return &op;
+  return nullptr;
+}
+
 struct Fixture {
   std::string name;
   std::map<std::string, std::int64_t> dims;
