@@ -12,6 +12,7 @@
 #include "planner/plan_validator.h"
 #include "planner/residency.h"
 #include "planner/simulator.h"
+#include "timeline_expect.h"
 
 namespace memplan::planner {
 namespace {
@@ -175,27 +176,16 @@ TEST_F(InitialHost, AGraphOutputOrAnAliasCannotStartOnTheHost) {
 TEST_F(InitialHost, SimulatorStartsFromTheHostAndKeepsTheTimingRules) {
   // buf is 64 B: in 64/32 = 2 s, out 64/16 = 4 s. Memory starts at x + w = 128.
   const SimResult r = simulate(g, host_plan(g, offload_buf_schedule(g)));
-  struct Want {
-    Stream stream;
-    double start, end;
-    std::uint64_t bytes;
-  };
-  const std::vector<Want> want = {
-      {Stream::kH2D, 0, 2, 192},          // 0 swap_in buf: no free before it -> [0,2]; +buf
-      {Stream::kCompute, 0, 1, 256},      // 1 compute mm: x, w resident at 0; +a
-      {Stream::kCompute, 2, 2.5, 257},    // 2 compute acc: waits for buf's swap_in; +flag
-      {Stream::kD2H, 2, 6, 257},          // 3 swap_out buf: the step that made it resident
-      {Stream::kCompute, 6, 6, 193},      // 4 free buf: waits for its swap_out; -buf
-      {Stream::kCompute, 6, 6.5, 197},    // 5 compute sum; +loss
-      {Stream::kCompute, 6.5, 6.5, 133},  // 6 free a
-  };
-  ASSERT_EQ(r.steps.size(), want.size());
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    EXPECT_EQ(r.steps[i].stream, want[i].stream) << "step " << i;
-    EXPECT_DOUBLE_EQ(r.steps[i].start, want[i].start) << "step " << i;
-    EXPECT_DOUBLE_EQ(r.steps[i].end, want[i].end) << "step " << i;
-    EXPECT_EQ(r.steps[i].bytes_in_use_after, want[i].bytes) << "step " << i;
-  }
+  test_util::expect_timeline(
+      r, {
+             {Stream::kH2D, 0, 2, 192},          // 0 swap_in buf: no free before it -> [0,2]; +buf
+             {Stream::kCompute, 0, 1, 256},      // 1 compute mm: x, w resident at 0; +a
+             {Stream::kCompute, 2, 2.5, 257},    // 2 compute acc: waits for buf's swap_in; +flag
+             {Stream::kD2H, 2, 6, 257},          // 3 swap_out buf: the step that made it resident
+             {Stream::kCompute, 6, 6, 193},      // 4 free buf: waits for its swap_out; -buf
+             {Stream::kCompute, 6, 6.5, 197},    // 5 compute sum; +loss
+             {Stream::kCompute, 6.5, 6.5, 133},  // 6 free a
+         });
   EXPECT_DOUBLE_EQ(r.iteration_seconds, 6.5);
   EXPECT_DOUBLE_EQ(r.compute_seconds, 2.0);
   EXPECT_EQ(r.peak_bytes, 257u);

@@ -4,6 +4,7 @@
 
 #include "ir/onnx_loader.h"
 #include "planner/plan_validator.h"
+#include "timeline_expect.h"
 #include "tiny_plan.h"
 
 namespace memplan::planner {
@@ -14,21 +15,8 @@ using test_util::recompute_a_schedule;
 using test_util::steps;
 using test_util::tiny_graph;
 
-struct Expect {
-  Stream stream;
-  double start, end;
-  std::uint64_t bytes;
-};
-
-void expect_timeline(const SimResult& r, const std::vector<Expect>& want) {
-  ASSERT_EQ(r.steps.size(), want.size());
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    EXPECT_EQ(r.steps[i].stream, want[i].stream) << "step " << i;
-    EXPECT_DOUBLE_EQ(r.steps[i].start, want[i].start) << "step " << i;
-    EXPECT_DOUBLE_EQ(r.steps[i].end, want[i].end) << "step " << i;
-    EXPECT_EQ(r.steps[i].bytes_in_use_after, want[i].bytes) << "step " << i;
-  }
-}
+using test_util::Expect;
+using test_util::expect_timeline;
 
 constexpr Stream C = Stream::kCompute, D = Stream::kD2H, H = Stream::kH2D;
 
