@@ -123,16 +123,23 @@ struct Answer {
 };
 
 // Doubling, then bisection between the last fit and the first miss; then
-// the same bisection for the largest batch that needs no plan.
+// the same bisection for the largest batch that needs no plan. Until a
+// batch fits within the limit, the doubling goes on past a miss whose plan
+// fits the memory: with training state on the host between iterations the
+// copies are the same for every batch, so the overhead falls as the batch
+// grows (gpt2_xl + AdamW on v100-16gb: 582 % at batch 1, 74 % at 8).
 Answer search(const MaxBatchArgs& a, Curve& curve) {
   Answer ans;
   std::int64_t hi = 0;
   for (std::int64_t b = 1; b <= a.max_batch; b *= 2) {
-    if (!curve.at(b).fits) {
-      hi = b;
-      break;
+    const Row& r = curve.at(b);
+    if (r.fits) {
+      ans.largest = b;
+      hi = 0;
+      continue;
     }
-    ans.largest = b;
+    hi = b;
+    if (ans.largest > 0 || !r.fits_memory) break;
   }
   if (hi == 0) hi = a.max_batch + 1;
   ans.largest = bisect(ans.largest, hi, [&](std::int64_t b) { return curve.at(b).fits; });
