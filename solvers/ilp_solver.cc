@@ -172,7 +172,10 @@ void read_answer(CbcModel& model, const IlpModel& m, const Problem& problem,
   double waits = 0;
   for (const LinkCut& cut : m.link_cuts) waits += cut.delay(out.choice);
   out.objective_seconds = e.overhead_seconds + waits;
-  if (bound) out.bound_seconds = std::max(0.0, std::min(*bound, out.objective_seconds));
+  // Cbc's bound leaves out the constant the objective includes.
+  if (bound)
+    out.bound_seconds =
+        std::max(0.0, std::min(*bound + problem.host_copy_seconds, out.objective_seconds));
   if (model.isProvenOptimal() && best != nullptr) {
     out.status = SolveStatus::kOptimal;
     out.bound_seconds = out.objective_seconds;
@@ -267,7 +270,8 @@ Solution solve_exact(const Problem& problem, const IlpModel& m, const SolverOpti
     out = incumbent_only(problem, options, "no incumbent from Cbc within the time limit");
     out.note += "; " + size;
     if (out.status != SolveStatus::kInfeasible && has_bound)
-      out.bound_seconds = std::max(0.0, std::min(bound, out.objective_seconds));
+      out.bound_seconds =
+          std::max(0.0, std::min(bound + problem.host_copy_seconds, out.objective_seconds));
     return finish(out);
   }
   read_answer(model, m, problem, has_bound ? std::optional<double>(bound) : std::nullopt, out);

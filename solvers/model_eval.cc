@@ -118,6 +118,7 @@ ModelEval evaluate(const Problem& p, std::span<const Decision> choice) {
     }
   }
   e.overhead_seconds -= shared_step_saving(p, choice);
+  e.overhead_seconds += p.host_copy_seconds;
   if (p.holds_cost_time)
     for (const auto& [first, end] : hold_groups(p))
       e.overhead_seconds += hold_seconds(p, first, end, choice);

@@ -92,6 +92,12 @@ struct Problem {
   // reader's recompute and rebuilds it at its own reader, which it does
   // where memory is short). Holds of swapped inputs always cost bytes.
   bool holds_cost_time = false;
+  // What the copies of training state kept on the host between iterations
+  // (ir::Tensor::starts_on_host) stall compute: each in for its first
+  // reader, each written one out after its last writer, one FIFO per
+  // direction, replayed alone. The same for every choice, so no solver's
+  // decisions depend on it; the objective includes it.
+  double host_copy_seconds = 0;
 
   std::uint64_t baseline_peak() const;
   // Two problems alike in every field get the same plan from any solver:

@@ -274,6 +274,36 @@ void take_host_state_off(const ir::Graph& g, const std::vector<double>& prefix, 
   }
 }
 
+// Problem::host_copy_seconds. In: in the order of first readers, each
+// started as early as the link allows and late by what it ends after its
+// reader's start (delays carry on to the readers after it). Out: after the
+// last writer, in that order; what the link runs past the last step's end.
+double host_copy_stall(const ir::Graph& g, const std::vector<double>& prefix, double h2d,
+                       double d2h) {
+  std::vector<std::pair<std::size_t, double>> in, out;  // (step, seconds)
+  for (ir::TensorId t = 0; t < g.tensors().size(); ++t) {
+    const ir::Tensor& x = g.tensor(t);
+    if (!x.starts_on_host || x.consumers.empty()) continue;
+    if (h2d > 0) in.emplace_back(x.consumers.front(), static_cast<double>(x.bytes) / h2d);
+    std::int64_t last_write = -1;
+    for (ir::NodeId r : x.consumers)
+      if (ir::writes_in_place(g.node(r), t)) last_write = r;
+    if (last_write >= 0 && d2h > 0)
+      out.emplace_back(static_cast<std::size_t>(last_write) + 1,
+                       static_cast<double>(x.bytes) / d2h);
+  }
+  std::sort(in.begin(), in.end());
+  std::sort(out.begin(), out.end());
+  double link = 0, shift = 0;
+  for (const auto& [step, seconds] : in) {
+    link += seconds;
+    shift = std::max(shift, link - prefix[step]);
+  }
+  link = 0;
+  for (const auto& [step, seconds] : out) link = std::max(link, prefix[step] + shift) + seconds;
+  return std::max(shift, link - prefix.back());
+}
+
 }  // namespace
 
 std::uint64_t Problem::baseline_peak() const {
@@ -309,6 +339,7 @@ Problem build_problem(const ir::Graph& g, const ir::NodeCosts& costs, std::uint6
     (g.node(i).is_forward ? pr.forward_seconds : pr.backward_seconds) += costs.seconds[i];
   const double d2h = costs.device.d2h_bytes_per_s, h2d = costs.device.h2d_bytes_per_s;
   take_host_state_off(g, prefix, h2d, pr.step_bytes);
+  pr.host_copy_seconds = host_copy_stall(g, prefix, h2d, d2h);
 
   const std::vector<bool> held = masks_held_for_recompute(g, costs, live, options);
   const std::vector<bool>* inner_masks = options.remake_dropouts_in_chains ? &held : nullptr;

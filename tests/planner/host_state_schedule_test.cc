@@ -13,6 +13,7 @@
 #include "param_graph.h"
 #include "planner/plan_search.h"
 #include "scheduler_test_util.h"
+#include "solvers/model_eval.h"
 #include "solvers/problem_builder.h"
 
 namespace memplan::planner {
@@ -51,6 +52,13 @@ TEST(HostState, TheProblemCountsStateOnlyOverItsUsesAndLeavesTheSwapBetween) {
   EXPECT_EQ(p.step_bytes[7], base.after_compute[7] - x - w);
   EXPECT_EQ(p.step_bytes[8], base.after_compute[8] - x);
   EXPECT_EQ(p.step_bytes[9], base.after_compute[9] - x - w);
+  // The copies in of x (4 KiB) and W (1 KiB) hold back f0; the buffer's copy
+  // out after bw5 ends after the last step. Every choice pays them.
+  const double h2d = costs.device.h2d_bytes_per_s, d2h = costs.device.d2h_bytes_per_s;
+  // (Near: the copy out is timed from the iteration's 10 s of compute.)
+  EXPECT_NEAR(p.host_copy_seconds, (x + w) / h2d + w / d2h, 1e-14);
+  const std::vector<Decision> keep(p.candidates.size(), Decision::kKeep);
+  EXPECT_DOUBLE_EQ(solvers::evaluate(p, keep).overhead_seconds, p.host_copy_seconds);
   int found = 0;
   for (const solvers::Candidate& c : p.candidates) {
     EXPECT_NE(c.name, kBuf);  // off the device until its only reader anyway
