@@ -188,7 +188,7 @@ void read_answer(CbcModel& model, const IlpModel& m, const Problem& problem,
 
 // A model whose answer needs no search: a step no eviction brings under
 // budget (infeasible), or none over it (keep everything, optimal).
-bool settled_without_cbc(const IlpModel& m, Solution& out) {
+bool settled_without_cbc(const Problem& problem, const IlpModel& m, Solution& out) {
   if (m.infeasible) {
     out.status = SolveStatus::kInfeasible;
     out.note = "step " + std::to_string(m.infeasible_step) +
@@ -197,7 +197,8 @@ bool settled_without_cbc(const IlpModel& m, Solution& out) {
   }
   if (!m.memory_lower.empty()) return false;
   out.status = SolveStatus::kOptimal;
-  out.bound_seconds = 0;
+  // Keeping everything still pays the fixed copies of state on the host.
+  out.bound_seconds = problem.host_copy_seconds;
   return true;
 }
 
@@ -209,7 +210,7 @@ Solution solve_exact(const Problem& problem, const IlpModel& m, const SolverOpti
     s.solve_seconds = deadline.elapsed();
     return s;
   };
-  if (settled_without_cbc(m, out)) return finish(out);
+  if (settled_without_cbc(problem, m, out)) return finish(out);
   const std::string size = std::to_string(m.columns.size()) + " binaries, " +
                            std::to_string(m.memory_lower.size()) + " memory rows, " +
                            std::to_string(m.nonzeros()) + " nonzeros";
