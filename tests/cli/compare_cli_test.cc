@@ -17,16 +17,22 @@ const std::string kGpt2 =
     std::string(MEMPLAN_FIXTURES) +
     "/gpt2_small.training.onnx --dim batch=8 --dim seq=512 --device a100-40gb";
 
-nlohmann::json greedy_row(const std::string& allow) {
-  auto r =
-      run_memplan("compare " + kGpt2 + " --solvers greedy --budgets 95% --json --allow " + allow);
+// The rows of `memplan compare ARGS --json`, or an empty array (a failure
+// added) when it does not exit 0 with `rows` rows.
+nlohmann::json compare_rows(const std::string& args, std::size_t rows) {
+  auto r = run_memplan("compare " + args + " --json");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   auto doc = nlohmann::json::parse(r.out, nullptr, false);
-  if (doc.is_discarded() || doc["rows"].size() != 1) {
+  if (doc.is_discarded() || doc["rows"].size() != rows) {
     ADD_FAILURE() << r.out;
-    return {};
+    return nlohmann::json::array();
   }
-  return doc["rows"][0];
+  return doc["rows"];
+}
+
+nlohmann::json greedy_row(const std::string& allow) {
+  const auto rows = compare_rows(kGpt2 + " --solvers greedy --budgets 95% --allow " + allow, 1);
+  return rows.empty() ? nlohmann::json{} : rows[0];
 }
 
 double plan_iteration(const std::string& allow, const std::string& out) {
@@ -73,14 +79,12 @@ TEST(CompareCli, AllowRefusesWhatIsNeitherSwapNorRecompute) {
 // reloads a gradient buffer behind the weight-gradient product, a 23.9 %
 // stall the model priced at 0 before.
 TEST(CompareCli, ARescuedPlanSaysHowAndIsPricedByTheReplayedModel) {
-  auto r = run_memplan("compare " + std::string(MEMPLAN_FIXTURES) +
-                       "/mlp_dropout.training.onnx --dim batch=64 --device a100-40gb "
-                       "--solvers greedy --budgets 95% --json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto doc = nlohmann::json::parse(r.out, nullptr, false);
-  ASSERT_FALSE(doc.is_discarded()) << r.out;
-  ASSERT_EQ(doc["rows"].size(), 1u) << r.out;
-  const auto& row = doc["rows"][0];
+  const auto rows = compare_rows(std::string(MEMPLAN_FIXTURES) +
+                                     "/mlp_dropout.training.onnx --dim batch=64 "
+                                     "--device a100-40gb --solvers greedy --budgets 95%",
+                                 1);
+  ASSERT_EQ(rows.size(), 1u);
+  const auto& row = rows[0];
   ASSERT_TRUE(row["fits"].get<bool>()) << row.dump();
   EXPECT_NE(row["note"].get<std::string>().find("evict-all"), std::string::npos) << row.dump();
   EXPECT_GT(row["overhead_percent"].get<double>(), 5.0) << row.dump();
@@ -94,16 +98,14 @@ TEST(CompareCli, ARescuedPlanSaysHowAndIsPricedByTheReplayedModel) {
 // choice anyway: the row used to say 0 % in the model (343.91 % simulated);
 // at 80 %, where keeping everything settles the ILP, its gap read 100 %.
 TEST(CompareCli, TheIlpsRowWithStateOnTheHostCarriesTheModelsObjectiveAndBound) {
-  auto r = run_memplan("compare " + std::string(MEMPLAN_FIXTURES) +
-                       "/mlp.training.onnx --dim batch=64 --device v100-32gb "
-                       "--solvers greedy,ilp --budgets 80%,60% --json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto doc = nlohmann::json::parse(r.out, nullptr, false);
-  ASSERT_FALSE(doc.is_discarded()) << r.out;
-  ASSERT_EQ(doc["rows"].size(), 4u) << r.out;
+  const auto rows = compare_rows(std::string(MEMPLAN_FIXTURES) +
+                                     "/mlp.training.onnx --dim batch=64 --device v100-32gb "
+                                     "--solvers greedy,ilp --budgets 80%,60%",
+                                 4);
+  ASSERT_EQ(rows.size(), 4u);
   for (std::size_t i = 0; i < 4; i += 2) {
-    const auto& greedy = doc["rows"][i];
-    const auto& ilp = doc["rows"][i + 1];
+    const auto& greedy = rows[i];
+    const auto& ilp = rows[i + 1];
     ASSERT_EQ(ilp["solver"], "ilp") << ilp.dump();
     ASSERT_TRUE(ilp["fits"].get<bool>()) << ilp.dump();
     EXPECT_NE(ilp["note"].get<std::string>().find("initial_host"), std::string::npos) << ilp.dump();
