@@ -16,6 +16,10 @@ using test::run_memplan;
 const std::string kGpt2 =
     std::string(MEMPLAN_FIXTURES) +
     "/gpt2_small.training.onnx --dim batch=8 --dim seq=512 --device a100-40gb";
+const std::string kMlpDropout =
+    std::string(MEMPLAN_FIXTURES) + "/mlp_dropout.training.onnx --dim batch=64 --device a100-40gb";
+const std::string kMlpV100 =
+    std::string(MEMPLAN_FIXTURES) + "/mlp.training.onnx --dim batch=64 --device v100-32gb";
 
 // The rows of `memplan compare ARGS --json`, or an empty array (a failure
 // added) when it does not exit 0 with `rows` rows.
@@ -79,10 +83,7 @@ TEST(CompareCli, AllowRefusesWhatIsNeitherSwapNorRecompute) {
 // reloads a gradient buffer behind the weight-gradient product, a 23.9 %
 // stall the model priced at 0 before.
 TEST(CompareCli, ARescuedPlanSaysHowAndIsPricedByTheReplayedModel) {
-  const auto rows = compare_rows(std::string(MEMPLAN_FIXTURES) +
-                                     "/mlp_dropout.training.onnx --dim batch=64 "
-                                     "--device a100-40gb --solvers greedy --budgets 95%",
-                                 1);
+  const auto rows = compare_rows(kMlpDropout + " --solvers greedy --budgets 95%", 1);
   ASSERT_EQ(rows.size(), 1u);
   const auto& row = rows[0];
   ASSERT_TRUE(row["fits"].get<bool>()) << row.dump();
@@ -98,10 +99,7 @@ TEST(CompareCli, ARescuedPlanSaysHowAndIsPricedByTheReplayedModel) {
 // choice anyway: the row used to say 0 % in the model (343.91 % simulated);
 // at 80 %, where keeping everything settles the ILP, its gap read 100 %.
 TEST(CompareCli, TheIlpsRowWithStateOnTheHostCarriesTheModelsObjectiveAndBound) {
-  const auto rows = compare_rows(std::string(MEMPLAN_FIXTURES) +
-                                     "/mlp.training.onnx --dim batch=64 --device v100-32gb "
-                                     "--solvers greedy,ilp --budgets 80%,60%",
-                                 4);
+  const auto rows = compare_rows(kMlpV100 + " --solvers greedy,ilp --budgets 80%,60%", 4);
   ASSERT_EQ(rows.size(), 4u);
   for (std::size_t i = 0; i < 4; i += 2) {
     const auto& greedy = rows[i];
