@@ -36,6 +36,7 @@ class Emitter {
     last_free_.assign(n, -1);
     swap_out_end_.assign(n, 0.0);
     stale_.assign(n, 0);
+    writer_.assign(n, ir::kNoNode);
   }
 
   Skeleton run() {
@@ -155,14 +156,37 @@ class Emitter {
     const TensorPlan& p = plan_.tensors[t];
     if (!stale_[t] || (!p.on_host && next_seg_[t] >= p.segment_begin.size())) return;
     stale_[t] = 0;
+    fence_write(t);
     push(StepOp::kSwapOut, t);
     d2h_end_ =
         std::max(d2h_end_, now_) + estimate_transfer(bytes(t), costs_.device.d2h_bytes_per_s);
     swap_out_end_[t] = d2h_end_;
   }
 
-  void mark_written(const ir::Node& node) {
-    for (ir::TensorId t : ir::in_place_writes(node)) stale_[t] = 1;
+  // PLAN_FORMAT times a swap_out from the step that last made its tensor
+  // resident, not from an in-place write since, so a copy of a written
+  // tensor could start before the write ends and take stale values. A
+  // copy out of the writer's smallest resident output first holds the
+  // in-order d2h stream until the write is done, which is what a runtime
+  // must do anyway (docs/model.md §State on the host, "A write fence").
+  void fence_write(ir::TensorId t) {
+    if (writer_[t] == ir::kNoNode) return;
+    ir::TensorId fence = ir::kNoTensor;
+    for (ir::TensorId out : graph_.node(writer_[t]).outputs)
+      if (out != t && memory_.resident(out) &&
+          (fence == ir::kNoTensor || bytes(out) < bytes(fence)))
+        fence = out;
+    if (fence == ir::kNoTensor) return;
+    push(StepOp::kSwapOut, fence);
+    d2h_end_ =
+        std::max(d2h_end_, now_) + estimate_transfer(bytes(fence), costs_.device.d2h_bytes_per_s);
+  }
+
+  void mark_written(ir::NodeId n) {
+    for (ir::TensorId t : ir::in_place_writes(graph_.node(n))) {
+      stale_[t] = 1;
+      writer_[t] = n;
+    }
   }
 
   // Frees in ascending id (as the baseline does); a swapped tensor whose
@@ -237,7 +261,7 @@ class Emitter {
     push(StepOp::kRecompute, n);
     ++computes_;
     now_ += seconds(n);
-    mark_written(node);
+    mark_written(n);
     for (ir::TensorId out : node.outputs) {
       if (!memory_.allocate(out)) continue;
       // An output nobody reloads in this turn was made only because a
@@ -261,7 +285,7 @@ class Emitter {
     push(StepOp::kCompute, n);
     ++computes_;
     now_ += seconds(n);
-    mark_written(node);
+    mark_written(n);
     for (ir::TensorId out : node.outputs) {
       if (!memory_.allocate(out)) bug("output '" + graph_.tensor(out).name + "' made twice");
       if (!plan_.tensors[out].pinned) open_segment(out);
@@ -290,7 +314,8 @@ class Emitter {
   Skeleton out_;
   ir::MemoryTracker memory_;
   std::vector<char> open_, pending_;
-  std::vector<char> stale_;  // written in place since its last copy out
+  std::vector<char> stale_;         // written in place since its last copy out
+  std::vector<ir::NodeId> writer_;  // its last in-place writer
   std::vector<std::uint32_t> rem_, next_seg_;
   std::vector<std::int64_t> last_free_;
   std::vector<double> swap_out_end_;

@@ -20,6 +20,9 @@ Coarsened coarsen(const Problem& p, std::size_t max_groups, bool mix_options) {
   out.problem.forward_seconds = p.forward_seconds;
   out.problem.backward_seconds = p.backward_seconds;
   out.problem.baseline_seconds = p.baseline_seconds;
+  out.problem.holds_cost_time = p.holds_cost_time;
+  out.problem.host_copy_seconds = p.host_copy_seconds;
+  out.problem.host_copies = p.host_copies;
   const std::size_t n = p.candidates.size();
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), 0);

@@ -191,16 +191,69 @@ std::vector<std::int64_t> room(const Problem& p, std::span<const Decision> choic
   return r;
 }
 
-std::vector<std::size_t> swapped_by(const Problem& p, std::span<const Decision> choice,
-                                    std::int64_t Candidate::*key) {
-  std::vector<std::size_t> v;
-  for (std::size_t i = 0; i < choice.size(); ++i)
-    if (choice[i] == Decision::kSwap && p.candidates[i].can_swap) v.push_back(i);
-  std::stable_sort(v.begin(), v.end(), [&](std::size_t a, std::size_t b) {
-    return p.candidates[a].*key < p.candidates[b].*key;
-  });
+// A copy out as the replay sees it: on the d2h link after step `made`, its
+// tensor pending (kept, its free deferred) from step `pending_from` until
+// the copy ends.
+struct OutCopy {
+  std::int64_t made = 0;
+  std::int64_t pending_from = 0;
+  std::int64_t bytes = 0;
+  double seconds = 0;
+};
+
+// A copy in: resident in the model from step `load`, read at `reader`; the
+// scheduler may start it from step `earliest` on.
+struct InCopy {
+  std::int64_t reader = 0;
+  std::int64_t load = 0;
+  std::int64_t earliest = 0;
+  std::int64_t bytes = 0;
+  double seconds = 0;
+};
+
+// The chosen swaps' copies and the host state's (Problem::host_copies), in
+// the order of `key`.
+template <typename Copy>
+void sort_by(std::vector<Copy>& v, std::int64_t Copy::*key) {
+  std::stable_sort(v.begin(), v.end(),
+                   [&](const Copy& a, const Copy& b) { return a.*key < b.*key; });
+}
+
+std::vector<OutCopy> copies_out(const Problem& p, std::span<const Decision> choice) {
+  std::vector<OutCopy> v;
+  for (std::size_t i = 0; i < choice.size(); ++i) {
+    const Candidate& c = p.candidates[i];
+    if (choice[i] == Decision::kSwap && c.can_swap)
+      v.push_back(
+          {c.made, c.swap_gap.begin, static_cast<std::int64_t>(c.bytes), c.swap_out_seconds});
+  }
+  for (const HostCopy& h : p.host_copies)
+    if (h.written >= 0)
+      v.push_back({h.written, h.last_read + 1, static_cast<std::int64_t>(h.bytes), h.out_seconds});
+  sort_by(v, &OutCopy::made);
   return v;
 }
+
+std::vector<InCopy> copies_in(const Problem& p, std::span<const Decision> choice) {
+  std::vector<InCopy> v;
+  for (std::size_t i = 0; i < choice.size(); ++i) {
+    const Candidate& c = p.candidates[i];
+    if (choice[i] == Decision::kSwap && c.can_swap)
+      v.push_back({c.first_backward_use, c.swap_gap.end + 1, c.swap_gap.begin + 1,
+                   static_cast<std::int64_t>(c.bytes), c.swap_in_seconds});
+  }
+  for (const HostCopy& h : p.host_copies)
+    v.push_back({h.first_read, h.load, 0, static_cast<std::int64_t>(h.bytes), h.in_seconds});
+  sort_by(v, &InCopy::reader);
+  return v;
+}
+
+// The d2h link's replay: the compute stall it causes, and for each copy
+// (in `made` order) the stall before it started.
+struct OutReplay {
+  double shift = 0;
+  std::vector<double> shift_at_start;
+};
 
 // Copies out in the order their tensors are made (the d2h stream is in
 // order and starts a copy once its tensor exists). From the start of its
@@ -210,32 +263,32 @@ std::vector<std::size_t> swapped_by(const Problem& p, std::span<const Decision> 
 // make_room frees them (gpt2_xl v100 30 %: waiting on the latest copy
 // instead said 52.6 ms of stall where the schedule has 11.1 ms). The
 // pending bytes left come off each step's room.
-double replay_out(const Problem& p, std::span<const Decision> choice, const std::vector<double>& t,
-                  std::vector<std::int64_t>& r) {
-  const std::vector<std::size_t> by_made = swapped_by(p, choice, &Candidate::made);
-  std::vector<std::size_t> by_gap = by_made;
+OutReplay replay_out(const std::vector<OutCopy>& by_made, const std::vector<double>& t,
+                     std::vector<std::int64_t>& r) {
+  std::vector<std::size_t> by_gap(by_made.size());
+  std::iota(by_gap.begin(), by_gap.end(), std::size_t{0});
   std::stable_sort(by_gap.begin(), by_gap.end(), [&](std::size_t a, std::size_t b) {
-    return p.candidates[a].swap_gap.begin < p.candidates[b].swap_gap.begin;
+    return by_made[a].pending_from < by_made[b].pending_from;
   });
-  std::vector<double> end(p.candidates.size(), 0.0);
+  std::vector<double> end(by_made.size(), 0.0);
   using Pending = std::pair<double, std::int64_t>;  // copy end, bytes
   std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending;
   std::int64_t held = 0;
   double link = 0, shift = 0;
+  OutReplay out;
+  out.shift_at_start.resize(by_made.size());
   std::size_t started = 0, entered = 0;
   for (std::int64_t s = 0; s < static_cast<std::int64_t>(r.size()); ++s) {
-    for (; started < by_made.size() && p.candidates[by_made[started]].made < s; ++started) {
-      const Candidate& c = p.candidates[by_made[started]];
-      link = std::max(at(t, c.made + 1) + shift, link) + c.swap_out_seconds;
-      end[by_made[started]] = link;
+    for (; started < by_made.size() && by_made[started].made < s; ++started) {
+      link = std::max(at(t, by_made[started].made + 1) + shift, link) + by_made[started].seconds;
+      end[started] = link;
+      out.shift_at_start[started] = shift;
     }
-    for (; entered < by_gap.size() && p.candidates[by_gap[entered]].swap_gap.begin <= s;
-         ++entered) {
+    for (; entered < by_gap.size() && by_made[by_gap[entered]].pending_from <= s; ++entered) {
       const std::size_t i = by_gap[entered];
       if (end[i] <= at(t, s) + shift) continue;
-      const auto bytes = static_cast<std::int64_t>(p.candidates[i].bytes);
-      pending.push({end[i], bytes});
-      held += bytes;
+      pending.push({end[i], by_made[i].bytes});
+      held += by_made[i].bytes;
     }
     auto& room = r[static_cast<std::size_t>(s)];
     while (!pending.empty() &&
@@ -246,59 +299,75 @@ double replay_out(const Problem& p, std::span<const Decision> choice, const std:
     }
     room -= held;
   }
-  return shift;
+  for (; started < by_made.size(); ++started) out.shift_at_start[started] = shift;
+  out.shift = shift;
+  return out;
 }
 
-// The model's load point (the gap's end) has room by definition only where
-// the choice fits: a step between it and the reader that the model has
-// over budget holds no reloaded tensor in the schedule (rule 8), so the
-// copy starts after the last such step (mlp_dropout a100-40gb 95 %: a
-// gradient buffer reloaded behind the weight-gradient product, 23.9 %
-// simulated, 0 % in the model before).
-std::int64_t reload_point(const Candidate& c, const std::vector<std::int64_t>& r) {
-  const std::int64_t load = c.swap_gap.end + 1;
-  const auto last =
-      std::min<std::int64_t>(c.first_backward_use, static_cast<std::int64_t>(r.size()));
-  for (std::int64_t s = last - 1; s >= load; --s)
+// The model's load point has room by definition only where the choice
+// fits: a step between it and the reader that the model has over budget
+// holds no reloaded tensor in the schedule (rule 8), so the copy starts
+// after the last such step (mlp_dropout a100-40gb 95 %: a gradient buffer
+// reloaded behind the weight-gradient product, 23.9 % simulated, 0 % in the
+// model before).
+std::int64_t reload_point(const InCopy& c, const std::vector<std::int64_t>& r) {
+  const auto last = std::min<std::int64_t>(c.reader, static_cast<std::int64_t>(r.size()));
+  for (std::int64_t s = last - 1; s >= c.load; --s)
     if (r[static_cast<std::size_t>(s)] < 0) return s + 1;
-  return load;
+  return c.load;
 }
 
 // Copies in, in the order of their readers: each starts at the latest
 // start that keeps it and the copies behind it on time, moved later past
-// any step without room for it; its reader waits for the rest.
-double replay_in(const Problem& p, std::span<const Decision> choice, const std::vector<double>& t,
-                 const std::vector<double>& remakes, std::vector<std::int64_t>& r) {
+// any step without room for it; its reader waits for the rest. Returns, for
+// each step s, the stall of the readers before s.
+std::vector<double> replay_in(const std::vector<InCopy>& order, const std::vector<double>& t,
+                              const std::vector<double>& remakes, std::vector<std::int64_t>& r) {
+  std::vector<double> stall_before(t.size(), 0.0);
   // A reader's compute follows its turn's recomputes.
   auto due_at = [&](std::int64_t step) { return at(t, step) + at(remakes, step); };
-  const std::vector<std::size_t> order = swapped_by(p, choice, &Candidate::first_backward_use);
   std::vector<double> latest(order.size());
   double next = std::numeric_limits<double>::infinity();
   for (std::size_t j = order.size(); j-- > 0;) {
-    const Candidate& c = p.candidates[order[j]];
-    latest[j] = std::min(due_at(c.first_backward_use), next) - c.swap_in_seconds;
+    latest[j] = std::min(due_at(order[j].reader), next) - order[j].seconds;
     next = latest[j];
   }
   double link = 0, shift = 0;
   std::int64_t previous = 0;
   for (std::size_t j = 0; j < order.size(); ++j) {
-    const Candidate& c = p.candidates[order[j]];
-    const auto bytes = static_cast<std::int64_t>(c.bytes);
+    const InCopy& c = order[j];
     const std::int64_t by_time = std::upper_bound(t.begin(), t.end(), latest[j]) - t.begin() - 1;
-    const std::int64_t lo = std::max({by_time, c.swap_gap.begin + 1, previous});
+    const std::int64_t lo = std::max({by_time, c.earliest, previous});
     std::int64_t slot = reload_point(c, r);
-    while (slot > lo && r[static_cast<std::size_t>(slot - 1)] >= bytes) --slot;
-    // Resident from the slot on, where the model has it from the gap's end.
-    for (std::int64_t s = slot; s <= c.swap_gap.end; ++s) r[static_cast<std::size_t>(s)] -= bytes;
-    for (std::int64_t s = c.swap_gap.end + 1; s < slot; ++s)
-      r[static_cast<std::size_t>(s)] += bytes;
+    while (slot > lo && r[static_cast<std::size_t>(slot - 1)] >= c.bytes) --slot;
+    // Resident from the slot on, where the model has it from `load`.
+    for (std::int64_t s = slot; s < c.load; ++s) r[static_cast<std::size_t>(s)] -= c.bytes;
+    for (std::int64_t s = c.load; s < slot; ++s) r[static_cast<std::size_t>(s)] += c.bytes;
     previous = slot;
-    const double end = std::max(at(t, slot) + shift, link) + c.swap_in_seconds;
+    const double end = std::max(at(t, slot) + shift, link) + c.seconds;
     link = end;
-    const double due = due_at(c.first_backward_use) + shift;
-    if (end > due) shift += end - due;
+    const double due = due_at(c.reader) + shift;
+    if (end > due) {
+      shift += end - due;
+      const auto after = static_cast<std::size_t>(std::max<std::int64_t>(c.reader, -1) + 1);
+      if (after < stall_before.size()) stall_before[after] += end - due;
+    }
   }
-  return shift;
+  std::partial_sum(stall_before.begin(), stall_before.end(), stall_before.begin());
+  return stall_before;
+}
+
+// When the d2h link is done, the copies started as the replays of both
+// links delayed their tensors' makers: past the last step, copies out of
+// state kept on the host between iterations extend the iteration.
+double link_tail(const std::vector<OutCopy>& by_made, const OutReplay& out,
+                 const std::vector<double>& t, const std::vector<double>& in_stall) {
+  double link = 0;
+  for (std::size_t i = 0; i < by_made.size(); ++i) {
+    const std::int64_t x = by_made[i].made + 1;
+    link = std::max(at(t, x) + out.shift_at_start[i] + at(in_stall, x), link) + by_made[i].seconds;
+  }
+  return std::max(0.0, link - (t.back() + out.shift + in_stall.back()));
 }
 
 }  // namespace
@@ -307,13 +376,16 @@ double replayed_link_stall(const Problem& p, std::span<const Decision> choice) {
   const std::vector<double> remakes = remake_seconds(p, choice);
   const std::vector<double> t = step_starts(p, remakes);
   std::vector<std::int64_t> r = room(p, choice);
-  const double out = replay_out(p, choice, t, r);
-  return out + replay_in(p, choice, t, remakes, r);
+  const std::vector<OutCopy> outs = copies_out(p, choice);
+  const OutReplay out = replay_out(outs, t, r);
+  const std::vector<double> in = replay_in(copies_in(p, choice), t, remakes, r);
+  return out.shift + in.back() + link_tail(outs, out, t, in);
 }
 
 ReplayedObjective replayed_objective(const Problem& p, std::span<const Decision> choice,
                                      const ModelEval& model) {
-  double link_terms = model.link_out_excess + model.link_in_excess;
+  // The host state's copies are in the replay too.
+  double link_terms = model.link_out_excess + model.link_in_excess + p.host_copy_seconds;
   for (std::size_t i = 0; i < choice.size(); ++i)
     if (choice[i] == Decision::kSwap) link_terms += p.candidates[i].swap_exposed_seconds;
   const double stall = replayed_link_stall(p, choice);

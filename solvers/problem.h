@@ -76,6 +76,21 @@ struct SharedChainStep {
   bool operator==(const SharedChainStep&) const = default;
 };
 
+// Training state kept on the host between iterations (ir::Tensor::
+// starts_on_host): copied in before its first reader whatever the choice,
+// and out after its last in-place writer (none when nothing writes it).
+struct HostCopy {
+  std::uint64_t bytes = 0;
+  std::int64_t load = 0;  // the step from which the model has it resident
+  std::int64_t first_read = 0;
+  std::int64_t last_read = 0;
+  std::int64_t written = -1;  // its last in-place writer; -1: no copy out
+  double in_seconds = 0;
+  double out_seconds = 0;
+
+  bool operator==(const HostCopy&) const = default;
+};
+
 struct Problem {
   std::vector<Candidate> candidates;
   std::vector<ChainHold> holds;
@@ -98,6 +113,7 @@ struct Problem {
   // direction, replayed alone. The same for every choice, so no solver's
   // decisions depend on it; the objective includes it.
   double host_copy_seconds = 0;
+  std::vector<HostCopy> host_copies;  // by first reader
 
   std::uint64_t baseline_peak() const;
   // Two problems alike in every field get the same plan from any solver:

@@ -245,27 +245,48 @@ bool written_by(const ir::Graph& g, ir::TensorId t, std::int64_t step) {
   return false;
 }
 
-// State kept on the host between iterations (ir::Tensor::starts_on_host)
-// is on the device only from where its copy in must start to be done by
-// its first reader, to its last reader: the baseline's bytes of the steps
-// outside that span leave. The copy out after its last write is left to
-// the scheduler, which frees it once copied (docs/model.md §State on the
-// host).
-void take_host_state_off(const ir::Graph& g, const std::vector<double>& prefix, double h2d,
+// State kept on the host between iterations (ir::Tensor::starts_on_host),
+// by first reader. Its copy in starts where it must to be done by its
+// first reader on an idle link: from there to its last reader it is on
+// the device. The copy out after its last write is left to the scheduler,
+// which frees it once copied (docs/model.md §State on the host).
+std::vector<HostCopy> host_copies(const ir::Graph& g, const std::vector<double>& prefix, double h2d,
+                                  double d2h) {
+  std::vector<HostCopy> out;
+  for (ir::TensorId t = 0; t < g.tensors().size(); ++t) {
+    const ir::Tensor& x = g.tensor(t);
+    if (!x.starts_on_host || x.consumers.empty()) continue;
+    HostCopy c;
+    c.bytes = x.bytes;
+    c.first_read = x.consumers.front();
+    c.last_read = x.consumers.back();
+    for (ir::NodeId r : x.consumers)
+      if (ir::writes_in_place(g.node(r), t)) c.written = r;
+    c.in_seconds = h2d > 0 ? static_cast<double>(x.bytes) / h2d : 0.0;
+    c.out_seconds = c.written >= 0 && d2h > 0 ? static_cast<double>(x.bytes) / d2h : 0.0;
+    const auto first = static_cast<std::size_t>(c.first_read);
+    c.load = (std::upper_bound(prefix.begin(), prefix.end(), prefix[first] - c.in_seconds) -
+              prefix.begin()) -
+             1;
+    c.load = std::clamp<std::int64_t>(c.load, 0, c.first_read);
+    out.push_back(c);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const HostCopy& a, const HostCopy& b) {
+    return a.first_read < b.first_read;
+  });
+  return out;
+}
+
+// The baseline's bytes of host state leave the steps outside [load, last
+// reader].
+void take_host_state_off(const std::vector<HostCopy>& copies,
                          std::vector<std::uint64_t>& step_bytes) {
   // Unsigned wrap-around cancels: every prefix sum is a true byte count.
   std::vector<std::uint64_t> off(step_bytes.size() + 1, 0);
-  for (const ir::Tensor& x : g.tensors()) {
-    if (!x.starts_on_host || x.consumers.empty()) continue;
-    const auto first = static_cast<std::size_t>(x.consumers.front());
-    const double copy = h2d > 0 ? static_cast<double>(x.bytes) / h2d : 0.0;
-    std::int64_t load =
-        (std::upper_bound(prefix.begin(), prefix.end(), prefix[first] - copy) - prefix.begin()) - 1;
-    load = std::clamp<std::int64_t>(load, 0, static_cast<std::int64_t>(first));
-    // Off before `load` and after its last reader: a difference array.
-    off[0] += x.bytes;
-    off[static_cast<std::size_t>(load)] -= x.bytes;
-    off[static_cast<std::size_t>(x.consumers.back()) + 1] += x.bytes;
+  for (const HostCopy& c : copies) {
+    off[0] += c.bytes;
+    off[static_cast<std::size_t>(c.load)] -= c.bytes;
+    off[static_cast<std::size_t>(c.last_read) + 1] += c.bytes;
   }
   std::uint64_t run = 0;
   for (std::size_t s = 0; s < step_bytes.size(); ++s) {
@@ -278,27 +299,15 @@ void take_host_state_off(const ir::Graph& g, const std::vector<double>& prefix, 
 // started as early as the link allows and late by what it ends after its
 // reader's start (delays carry on to the readers after it). Out: after the
 // last writer, in that order; what the link runs past the last step's end.
-double host_copy_stall(const ir::Graph& g, const std::vector<double>& prefix, double h2d,
-                       double d2h) {
-  std::vector<std::pair<std::size_t, double>> in, out;  // (step, seconds)
-  for (ir::TensorId t = 0; t < g.tensors().size(); ++t) {
-    const ir::Tensor& x = g.tensor(t);
-    if (!x.starts_on_host || x.consumers.empty()) continue;
-    if (h2d > 0) in.emplace_back(x.consumers.front(), static_cast<double>(x.bytes) / h2d);
-    std::int64_t last_write = -1;
-    for (ir::NodeId r : x.consumers)
-      if (ir::writes_in_place(g.node(r), t)) last_write = r;
-    if (last_write >= 0 && d2h > 0)
-      out.emplace_back(static_cast<std::size_t>(last_write) + 1,
-                       static_cast<double>(x.bytes) / d2h);
-  }
-  std::sort(in.begin(), in.end());
-  std::sort(out.begin(), out.end());
+double host_copy_stall(const std::vector<HostCopy>& copies, const std::vector<double>& prefix) {
+  std::vector<std::pair<std::size_t, double>> out;  // (step, seconds)
   double link = 0, shift = 0;
-  for (const auto& [step, seconds] : in) {
-    link += seconds;
-    shift = std::max(shift, link - prefix[step]);
+  for (const HostCopy& c : copies) {
+    link += c.in_seconds;
+    shift = std::max(shift, link - prefix[static_cast<std::size_t>(c.first_read)]);
+    if (c.written >= 0) out.emplace_back(static_cast<std::size_t>(c.written) + 1, c.out_seconds);
   }
+  std::sort(out.begin(), out.end());
   link = 0;
   for (const auto& [step, seconds] : out) link = std::max(link, prefix[step] + shift) + seconds;
   return std::max(shift, link - prefix.back());
@@ -338,8 +347,9 @@ Problem build_problem(const ir::Graph& g, const ir::NodeCosts& costs, std::uint6
   for (ir::NodeId i = 0; i < g.nodes().size(); ++i)
     (g.node(i).is_forward ? pr.forward_seconds : pr.backward_seconds) += costs.seconds[i];
   const double d2h = costs.device.d2h_bytes_per_s, h2d = costs.device.h2d_bytes_per_s;
-  take_host_state_off(g, prefix, h2d, pr.step_bytes);
-  pr.host_copy_seconds = host_copy_stall(g, prefix, h2d, d2h);
+  pr.host_copies = host_copies(g, prefix, h2d, d2h);
+  take_host_state_off(pr.host_copies, pr.step_bytes);
+  pr.host_copy_seconds = host_copy_stall(pr.host_copies, prefix);
 
   const std::vector<bool> held = masks_held_for_recompute(g, costs, live, options);
   const std::vector<bool>* inner_masks = options.remake_dropouts_in_chains ? &held : nullptr;

@@ -11,7 +11,9 @@
 #include "ir/baseline_memory.h"
 #include "ir/liveness.h"
 #include "param_graph.h"
+#include "planner/plan_assembly.h"
 #include "planner/plan_search.h"
+#include "planner/simulator.h"
 #include "scheduler_test_util.h"
 #include "solvers/model_eval.h"
 #include "solvers/problem_builder.h"
@@ -93,6 +95,27 @@ TEST(HostState, KeptStateComesInForItsFirstReadAndWrittenStateIsCopiedOutBeforeI
   EXPECT_GT(out, index_of(lines, "compute bw5"));
   EXPECT_LT(out, index_of(lines, std::string("free ") + kBuf));
   EXPECT_LE(r.peak_bytes, ir::baseline_memory(g, ir::Liveness(g)).peak_bytes);
+}
+
+// PLAN_FORMAT times a swap_out from when its tensor was made resident; the
+// buffer came in at the start, so its copy out alone could start before
+// bw5 wrote it. The schedule copies bw5's flag out first: the in-order d2h
+// stream then starts the buffer's copy only after the write.
+TEST(HostState, TheCopyOutOfAWrittenBufferWaitsForItsWriterBehindAFence) {
+  const ir::Graph g = host_graph();
+  const ir::NodeCosts costs = unit_costs(g);
+  const ScheduleResult r = make_schedule(g, costs, decide(g, {}), {});
+  const auto lines = text(g, r.schedule);
+  const std::size_t out = index_of(lines, std::string("swap_out ") + kBuf);
+  ASSERT_LT(out, lines.size());
+  ASSERT_GT(out, 0u);
+  EXPECT_EQ(lines[out - 1], "swap_out flag");
+  const SimResult sim = simulate(g, timing_plan(g, costs, r.schedule));
+  const double written = sim.steps[index_of(lines, "compute bw5")].end;
+  EXPECT_GE(sim.steps[out].start, written);
+  EXPECT_GE(sim.steps[out - 1].start, written);
+  // The buffer (1 KiB) is copied out after the write, the last step.
+  EXPECT_GE(sim.iteration_seconds, written + 1024 / costs.device.d2h_bytes_per_s);
 }
 
 TEST(HostState, ASwappedParameterLeavesAfterTheForwardWithoutACopyOut) {

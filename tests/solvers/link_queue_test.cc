@@ -188,6 +188,38 @@ TEST(LinkQueue, TheReplayReloadsAfterTheLastOverBudgetStepBeforeTheReader) {
   EXPECT_DOUBLE_EQ(replayed_link_stall(p, swap), 0.5);
 }
 
+// State kept on the host between iterations (Problem::host_copies) shares
+// the links with the swaps. A alone, its copy out instant, has no room to
+// come back before its reader (step 9): it runs 9-10.5 s. H's copy in (1 s,
+// also for step 9) queues behind it, 10.5-11.5 s: 1 s more. H's copy out
+// (2 s) after its writer, step 9, starts when that step ends (12.5 s, after
+// both waits) and runs 2 s past the last step.
+TEST(LinkQueue, HostStateCopiesQueueWithTheSwapsAndRunPastTheLastStep) {
+  Problem p = two_copies();
+  p.candidates.resize(1);
+  p.candidates[0].swap_out_seconds = 0;
+  p.budget_bytes = 60;
+  const std::vector<Decision> swap{Decision::kSwap};
+  EXPECT_DOUBLE_EQ(replayed_link_stall(p, swap), 1.5);
+  HostCopy h;
+  h.bytes = 10;
+  h.load = 9;
+  h.first_read = 9;
+  h.last_read = 9;
+  h.in_seconds = 1.0;
+  p.host_copies.push_back(h);
+  EXPECT_DOUBLE_EQ(replayed_link_stall(p, swap), 2.5);
+  // With A kept no step before 9 has room for H either: it is 1 s late.
+  EXPECT_DOUBLE_EQ(replayed_link_stall(p, std::vector<Decision>{Decision::kKeep}), 1.0);
+  p.host_copies[0].written = 9;
+  p.host_copies[0].out_seconds = 2.0;
+  EXPECT_DOUBLE_EQ(replayed_link_stall(p, swap), 4.5);
+  EXPECT_DOUBLE_EQ(replayed_link_stall(p, std::vector<Decision>{Decision::kKeep}), 3.0);
+  // The objective: the model's constant for those copies gives way to the replay.
+  p.host_copy_seconds = 2.0;
+  EXPECT_DOUBLE_EQ(replayed_overhead_seconds(p, swap), 4.5);
+}
+
 // No limit (the largest budget there is) leaves room everywhere: no wait.
 TEST(LinkQueue, TheReplayUnderNoLimitNeverWaits) {
   Problem p = two_copies();
