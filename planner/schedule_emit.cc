@@ -37,6 +37,10 @@ class Emitter {
     swap_out_end_.assign(n, 0.0);
     stale_.assign(n, 0);
     writer_.assign(n, ir::kNoNode);
+    written_at_.assign(n, -1);
+    last_writer_.assign(n, ir::kNoNode);
+    for (ir::NodeId k = 0; k < graph.nodes().size(); ++k)
+      for (ir::TensorId t : ir::in_place_writes(graph.node(k))) last_writer_[t] = k;
   }
 
   Skeleton run() {
@@ -169,23 +173,37 @@ class Emitter {
   // copy out of the writer's smallest resident output first holds the
   // in-order d2h stream until the write is done, which is what a runtime
   // must do anyway (docs/model.md §State on the host, "A write fence").
+  // One fence covers every write up to its writer's step: each copy out
+  // issued after it waits for it.
   void fence_write(ir::TensorId t) {
-    if (writer_[t] == ir::kNoNode) return;
+    if (writer_[t] == ir::kNoNode || fenced_through_ >= written_at_[t]) return;
     ir::TensorId fence = ir::kNoTensor;
     for (ir::TensorId out : graph_.node(writer_[t]).outputs)
       if (out != t && memory_.resident(out) &&
           (fence == ir::kNoTensor || bytes(out) < bytes(fence)))
         fence = out;
     if (fence == ir::kNoTensor) return;
+    fenced_through_ = written_at_[t];
     push(StepOp::kSwapOut, fence);
     d2h_end_ =
         std::max(d2h_end_, now_) + estimate_transfer(bytes(fence), costs_.device.d2h_bytes_per_s);
+  }
+
+  // State kept on the host between iterations is copied out right after
+  // its last write rather than when it is freed: a gradient buffer that
+  // the optimizer step reads later leaves during the backward, where the
+  // d2h link is idle, instead of queueing with the optimizer's copies
+  // (gpt2_xl + AdamW v100-16gb, batch 8: +73.93 % with the copy at the free).
+  void copy_out_after_last_write(ir::NodeId n) {
+    for (ir::TensorId t : ir::in_place_writes(graph_.node(n)))
+      if (plan_.tensors[t].on_host && last_writer_[t] == n) copy_out_if_stale(t);
   }
 
   void mark_written(ir::NodeId n) {
     for (ir::TensorId t : ir::in_place_writes(graph_.node(n))) {
       stale_[t] = 1;
       writer_[t] = n;
+      written_at_[t] = static_cast<std::int64_t>(out_.steps.size()) - 1;
     }
   }
 
@@ -298,6 +316,7 @@ class Emitter {
           std::max(d2h_end_, now_) + estimate_transfer(bytes(out), costs_.device.d2h_bytes_per_s);
       swap_out_end_[out] = d2h_end_;
     }
+    copy_out_after_last_write(n);
     for (ir::TensorId in : inputs) read(in, closing_);
     for (ir::TensorId out : node.outputs) {
       if (plan_.tensors[out].pinned || rem_[out] != 0 || !open_[out]) continue;
@@ -314,8 +333,11 @@ class Emitter {
   Skeleton out_;
   ir::MemoryTracker memory_;
   std::vector<char> open_, pending_;
-  std::vector<char> stale_;         // written in place since its last copy out
-  std::vector<ir::NodeId> writer_;  // its last in-place writer
+  std::vector<char> stale_;               // written in place since its last copy out
+  std::vector<ir::NodeId> writer_;        // its last in-place writer
+  std::vector<std::int64_t> written_at_;  // that writer's step
+  std::vector<ir::NodeId> last_writer_;   // the graph's last in-place writer
+  std::int64_t fenced_through_ = -1;      // the latest step a fence waits for
   std::vector<std::uint32_t> rem_, next_seg_;
   std::vector<std::int64_t> last_free_;
   std::vector<double> swap_out_end_;

@@ -118,6 +118,28 @@ TEST(HostState, TheCopyOutOfAWrittenBufferWaitsForItsWriterBehindAFence) {
   EXPECT_GE(sim.iteration_seconds, written + 1024 / costs.device.d2h_bytes_per_s);
 }
 
+// A buffer that a later node reads (the optimizer step) is copied out
+// after its last write, not when it is freed after that read: the copy
+// runs under the rest of the iteration.
+TEST(HostState, WrittenStateIsCopiedOutRightAfterItsLastWrite) {
+  ir::Graph g = sched_test::param_graph("host_state_read_after", true, true);
+  for (ir::TensorId t : solvers::host_state_tensors(g, {}))
+    g.mutable_tensors()[t].starts_on_host = true;
+  const ir::NodeCosts costs = unit_costs(g);
+  const ScheduleResult r = make_schedule(g, costs, decide(g, {}), {});
+  const Validation v = sched_test::validate_result(g, costs, r, UINT64_MAX);
+  ASSERT_TRUE(v.valid) << v.message;
+  const auto lines = text(g, r.schedule);
+  const std::size_t written = index_of(lines, "compute bw5"), read = index_of(lines, "compute bw6");
+  ASSERT_LT(written, read);
+  ASSERT_LT(read, lines.size());
+  const std::size_t out = index_of(lines, std::string("swap_out ") + kBuf);
+  EXPECT_GT(out, written);
+  EXPECT_LT(out, read);
+  EXPECT_EQ(std::count(lines.begin(), lines.end(), std::string("swap_out ") + kBuf), 1);
+  EXPECT_GT(index_of(lines, std::string("free ") + kBuf), read);
+}
+
 TEST(HostState, ASwappedParameterLeavesAfterTheForwardWithoutACopyOut) {
   const ir::Graph g = host_graph();
   const ir::NodeCosts costs = unit_costs(g);

@@ -14,7 +14,9 @@ namespace memplan::planner::sched_test {
 //             bw3 W_grad = MatMul(xt, d2)  bw4 dh = MatMul(d2, W)
 //             bw5: `in_place` flag = InPlaceAccumulatorV2(buf, W_grad),
 //             writing buf; otherwise W_grad.accumulation.out = Add(buf, W_grad)
-inline ir::Graph param_graph(const std::string& stem, bool in_place) {
+//   with `read_after` (in place only): bw6 step = Neg(buf), an optimizer's
+//   read of the buffer after its last write.
+inline ir::Graph param_graph(const std::string& stem, bool in_place, bool read_after = false) {
   const char* buf = "W_grad.accumulation.buffer";
   test::ModelBuilder b;
   b.input("x", {"batch", std::int64_t{16}});
@@ -32,6 +34,10 @@ inline ir::Graph param_graph(const std::string& stem, bool in_place) {
   if (in_place) {
     b.node("InPlaceAccumulatorV2", {buf, "W_grad"}, {"flag"}, "bw5", "com.microsoft");
     b.output("loss").output("dh").output("flag");
+    if (read_after) {
+      b.node("Neg", {buf}, {"step"}, "bw6");
+      b.output("step");
+    }
   } else {
     b.node("Add", {buf, "W_grad"}, {"W_grad.accumulation.out"}, "bw5");
     b.output("loss").output("dh").output("W_grad.accumulation.out");
