@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "planner/memory_layout.h"
+#include "planner/reachable_floor.h"
 #include "solvers/greedy_solver.h"
 
 namespace memplan::planner {

@@ -62,16 +62,6 @@ PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& costs,
 PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& costs,
                         const PlanningGraph& order, const PlanRequest& request);
 
-// The smallest peak memplan can reach with the allowed evictions: every
-// candidate evicted (all recompute, or all swap, each falling back to the
-// other where not allowed), scheduled; the lower of the two.
-// With `state_on_host` (and offload_state and swaps), also with the
-// training state kept on the host between iterations where that reaches
-// lower.
-std::uint64_t smallest_reachable_peak(const ir::Graph& graph, const ir::NodeCosts& costs,
-                                      solvers::Evictions evictions, bool offload_state = true,
-                                      bool state_on_host = false);
-
 // Whether `request` may keep training state on the host between iterations
 // (PlanRequest::state_on_host): memplan's own solvers only (auto, greedy,
 // ilp), with swaps and state offload allowed; the papers' baselines plan

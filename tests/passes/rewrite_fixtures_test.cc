@@ -21,6 +21,7 @@
 #include "passes/rewrite_model.h"
 #include "passes/swap_functions.h"
 #include "planner/plan_search.h"
+#include "planner/reachable_floor.h"
 
 namespace memplan::passes {
 namespace {

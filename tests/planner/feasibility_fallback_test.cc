@@ -11,6 +11,7 @@
 #include "ir/onnx_loader.h"
 #include "planner/plan_search.h"
 #include "planner/planning_order.h"
+#include "planner/reachable_floor.h"
 #include "solvers/problem_builder.h"
 
 namespace memplan::planner {

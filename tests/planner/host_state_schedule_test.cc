@@ -13,6 +13,7 @@
 #include "param_graph.h"
 #include "planner/plan_assembly.h"
 #include "planner/plan_search.h"
+#include "planner/reachable_floor.h"
 #include "planner/simulator.h"
 #include "scheduler_test_util.h"
 #include "solvers/model_eval.h"

@@ -16,6 +16,7 @@
 #include "ir/onnx_loader.h"
 #include "planner/memory_layout.h"
 #include "planner/plan_validator.h"
+#include "planner/reachable_floor.h"
 #include "support/fixture_graph.h"
 #include "support/model_builder.h"
 #include "support/run_command.h"

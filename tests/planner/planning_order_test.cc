@@ -9,6 +9,7 @@
 #include "ir/node_costs.h"
 #include "ir/onnx_loader.h"
 #include "planner/plan_search.h"
+#include "planner/reachable_floor.h"
 #include "solvers/problem_builder.h"
 #include "support/model_builder.h"
 

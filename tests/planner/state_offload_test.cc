@@ -16,6 +16,7 @@
 #include "ir/onnx_loader.h"
 #include "param_graph.h"
 #include "planner/plan_search.h"
+#include "planner/reachable_floor.h"
 #include "scheduler_test_util.h"
 #include "solvers/problem_builder.h"
 #include "solvers/solver_registry.h"

@@ -9,6 +9,7 @@
 #include <ostream>
 
 #include "planner/plan_validator.h"
+#include "planner/reachable_floor.h"
 #include "runtime_test_util.h"
 
 namespace memplan::runtime {

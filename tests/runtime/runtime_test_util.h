@@ -19,6 +19,7 @@
 #include "planner/layout_fit.h"
 #include "planner/memory_layout.h"
 #include "planner/plan_search.h"
+#include "planner/reachable_floor.h"
 #include "runtime-stub/executor.h"
 #include "runtime-stub/host_backend.h"
 

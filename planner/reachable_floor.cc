@@ -1,0 +1,51 @@
+#include "planner/reachable_floor.h"
+
+#include <algorithm>
+
+#include "planner/feasibility_fallback.h"
+#include "planner/plan_search.h"
+#include "planner/scheduler.h"
+#include "solvers/problem_builder.h"
+
+namespace memplan::planner {
+namespace {
+
+ScheduleResult evict_all_schedule(const ir::Graph& g, const ir::NodeCosts& costs,
+                                  const solvers::Problem& p, const EvictAll& v) {
+  ScheduleOptions o;
+  o.budget_bytes = 0;
+  if (v.prefetch_window) o.prefetch_window = *v.prefetch_window;
+  return make_schedule(g, costs, decisions_by_tensor(g, p, evict_all_choice(p, v)), o);
+}
+
+std::uint64_t lowest_evict_all_peak(const PlanningGraph& pg, solvers::Evictions evictions,
+                                    bool offload_state) {
+  const ir::Graph& g = pg.graph;
+  const ir::NodeCosts& costs = pg.costs;
+  solvers::ProblemOptions po;
+  po.evictions = evictions;
+  po.offload_state = offload_state;
+  solvers::Problem p = solvers::build_problem(g, costs, 0, po);
+  // Evict every candidate, preferring recompute, then preferring swap (on
+  // residual chains swapping reaches lower: recomputing rebuilds the chain),
+  // and swapping with vDNN's one-step prefetch; the lowest scheduled peak.
+  std::uint64_t best = UINT64_MAX;
+  for (const EvictAll& v : evict_all_variants())
+    best = std::min(best, evict_all_schedule(g, costs, p, v).peak_bytes);
+  return best;
+}
+
+}  // namespace
+
+std::uint64_t smallest_reachable_peak(const ir::Graph& graph, const ir::NodeCosts& graph_costs,
+                                      solvers::Evictions evictions, bool offload_state,
+                                      bool state_on_host) {
+  const PlanningGraph pg = planning_graph(graph, graph_costs);
+  std::uint64_t best = lowest_evict_all_peak(pg, evictions, offload_state);
+  if (!state_on_host || !offload_state || !evictions.swap) return best;
+  if (const auto host = with_state_on_host(pg))
+    best = std::min(best, lowest_evict_all_peak(*host, evictions, offload_state));
+  return best;
+}
+
+}  // namespace memplan::planner
