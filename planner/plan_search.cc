@@ -29,7 +29,8 @@ struct Attempt {
   ScheduleResult schedule;
   Plan plan;
   std::size_t rounds = 0;
-  std::optional<double> seconds;  // simulated, when the schedule fits
+  std::optional<double> seconds;   // simulated, when the schedule fits
+  std::uint64_t model_budget = 0;  // the budget the solver saw
 };
 
 Plan assemble(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
@@ -174,6 +175,7 @@ Attempt solve_at(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReque
                  const Simulator& sim, solvers::Problem& problem, std::uint64_t model_budget) {
   problem.budget_bytes = model_budget;
   Attempt a;
+  a.model_budget = model_budget;
   a.solution = solver.solve(problem, options);
   a.schedule = schedule_for(g, costs, decisions_by_tensor(g, problem, a.solution.choice),
                             req.budget_bytes, a.solution.prefetch_window);
@@ -205,6 +207,19 @@ void explore_tighter(const ir::Graph& g, const ir::NodeCosts& costs, const PlanR
                        " % of the budget (the model mispriced the first fit)";
     best = std::move(a);
   }
+}
+
+// The plan runs at the real budget: a round at a tighter model budget priced
+// its choice with less room for reloads than the schedule has (gpt2_small +
+// AdamW, a100-40gb, 40 %: 47.25 % at 95 %, 35.77 % simulated). A heuristic's
+// only: an ILP's objective stays the one its bound is for.
+void price_at_real_budget(const PlanRequest& req, solvers::Problem& problem, Attempt& best) {
+  if (!best.schedule.fits || best.model_budget == req.budget_bytes ||
+      best.solution.status != solvers::SolveStatus::kHeuristic)
+    return;
+  problem.budget_bytes = req.budget_bytes;
+  best.solution.objective_seconds =
+      solvers::replayed_overhead_seconds(problem, best.solution.choice);
 }
 
 // One solver on one problem, with model-budget tightening until the
@@ -241,6 +256,7 @@ Attempt tightening_rounds(const ir::Graph& g, const ir::NodeCosts& costs, const 
     if (req.interrupted != nullptr && *req.interrupted) break;
   }
   explore_tighter(g, costs, req, solver, so, sim, problem, best);
+  price_at_real_budget(req, problem, best);
   return best;
 }
 
@@ -473,15 +489,6 @@ ScheduledDecisions schedule_decisions(const ir::Graph& graph, const ir::NodeCost
   if (sched.applied.size() != graph.tensors().size()) sched.applied = decisions;
   out.plan = to_original(pg, assemble(pg.graph, pg.costs, req, sched, none, "what-if"), graph,
                          graph_costs);
-  return out;
-}
-
-std::optional<PlanningGraph> with_state_on_host(const PlanningGraph& order) {
-  const std::vector<ir::TensorId> host =
-      solvers::host_state_tensors(order.graph, solvers::ProblemOptions{});
-  if (host.empty()) return std::nullopt;
-  PlanningGraph out = order;
-  for (ir::TensorId t : host) out.graph.mutable_tensors()[t].starts_on_host = true;
   return out;
 }
 

@@ -68,10 +68,6 @@ PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& costs,
 // as their papers do.
 bool state_on_host_allowed(const PlanRequest& request);
 
-// `order` with every tensor of solvers::host_state_tensors marked
-// ir::Tensor::starts_on_host; nullopt when there is none.
-std::optional<PlanningGraph> with_state_on_host(const PlanningGraph& order);
-
 // Given decisions by TensorId (the what-if of `memplan simulate`): the
 // schedule made as `plan` makes it, in the planning order, restated for the
 // graph as given. The plan has no model path or hash; its solver is

@@ -5,6 +5,7 @@
 
 #include "ir/liveness.h"
 #include "ir/reorder.h"
+#include "solvers/problem_builder.h"
 
 namespace memplan::planner {
 namespace {
@@ -182,6 +183,15 @@ PlanningGraph planning_graph(const ir::Graph& g, const ir::NodeCosts& costs) {
   pg.costs = costs;
   for (ir::NodeId i = 0; i < n; ++i) pg.costs.seconds[i] = costs.seconds[order[i]];
   return pg;
+}
+
+std::optional<PlanningGraph> with_state_on_host(const PlanningGraph& order) {
+  const std::vector<ir::TensorId> host =
+      solvers::host_state_tensors(order.graph, solvers::ProblemOptions{});
+  if (host.empty()) return std::nullopt;
+  PlanningGraph out = order;
+  for (ir::TensorId t : host) out.graph.mutable_tensors()[t].starts_on_host = true;
+  return out;
 }
 
 }  // namespace memplan::planner

@@ -4,6 +4,7 @@
 
 #include "planner/feasibility_fallback.h"
 #include "planner/plan_search.h"
+#include "planner/planning_order.h"
 #include "planner/scheduler.h"
 #include "solvers/problem_builder.h"
 
