@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <fstream>
+#include <mutex>
 
 namespace memplan::test {
 namespace {
@@ -120,8 +121,21 @@ void set_string_attr(onnx::NodeProto& node, const std::string& name, const std::
 
 std::string temp_path(const std::string& stem) {
   static std::atomic<int> counter{0};
-  auto dir = std::filesystem::temp_directory_path() / ("memplan-test-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
+  static std::mutex mutex;
+  static pid_t fresh_for = 0;
+  const pid_t pid = getpid();
+  auto dir = std::filesystem::temp_directory_path() / ("memplan-test-" + std::to_string(pid));
+  {
+    // Process ids are reused: a directory an earlier process of this id left
+    // behind holds names this one is about to take (copy_file then fails
+    // with "File exists"). Emptied once per process, forked children too.
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (fresh_for != pid) {
+      std::filesystem::remove_all(dir);
+      fresh_for = pid;
+    }
+    std::filesystem::create_directories(dir);
+  }
   return (dir / (std::to_string(counter++) + "-" + stem)).string();
 }
 
