@@ -136,7 +136,7 @@ class Dtr {
         for (ir::TensorId out : made_) {
           // Outputs no one will read again were made only because the format
           // makes all of them at once: drop them now, not counted as chosen.
-          if (locks_[out] == 0 && dead(out))
+          if (locks_[out] == 0 && dead(out) && !result_.gave_up)
             release(out);
           else
             result_.decisions[out] = Decision::kRecompute;
@@ -145,7 +145,7 @@ class Dtr {
       for (ir::TensorId in : inputs) {
         --locks_[in];
         // A dead input brought back for this chain has served its purpose.
-        if (locks_[in] == 0 && dead(in) && memory_.resident(in)) release(in);
+        if (locks_[in] == 0 && dead(in) && memory_.resident(in) && !result_.gave_up) release(in);
       }
     }
   }
@@ -168,13 +168,15 @@ class Dtr {
     if (op == StepOp::kRecompute) {
       ++result_.recomputes;
       result_.recompute_seconds += seconds_[n];
+      if (result_.recomputes >= max_recomputes_) result_.gave_up = true;
     }
   }
 
   // Evicts the cheapest unlocked candidates until `need` more bytes fit; when
-  // none is left the step runs over budget and the result says it does not fit.
+  // none is left, or the run gave up, the step runs over budget and the
+  // result says it does not fit.
   void make_room(std::uint64_t need) {
-    while (over_budget(need)) {
+    while (!result_.gave_up && over_budget(need)) {
       ir::TensorId best = ir::kNoTensor;
       double best_score = 0;
       for (ir::TensorId t : candidates_) {
@@ -247,6 +249,8 @@ class Dtr {
   std::uint64_t clock_ = 0;
   ir::NodeId node_ = 0;
   DtrResult result_;
+  const std::size_t max_recomputes_ =
+      DtrResult::kMaxRecomputesPerNode * std::max<std::size_t>(1, g_.nodes().size());
 };
 
 }  // namespace
@@ -258,6 +262,13 @@ DtrResult dtr_schedule(const ir::Graph& graph, const ir::NodeCosts& costs,
   result.solve_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+std::string dtr_note(const DtrResult& r) {
+  if (!r.gave_up) return {};
+  return "DTR thrashed: it gave up after " + std::to_string(DtrResult::kMaxRecomputesPerNode) +
+         " recomputes per node (" + std::to_string(r.recomputes) +
+         " in all): it evicts no more, and the rest of its run keeps what it makes";
 }
 
 }  // namespace memplan::planner

@@ -6,6 +6,7 @@
 // (recursively). The result is a schedule like any other.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ir/costs.h"
@@ -28,9 +29,19 @@ struct DtrResult {
   std::size_t evictions = 0;     // free steps chosen by the heuristic
   std::size_t recomputes = 0;    // recompute steps
   double recompute_seconds = 0;  // node time of those recompute steps
+  // DTR thrashes where the budget is tight: chains evict, or free as dead,
+  // each other's inputs and remake them over and over (shufflenet_tiny at
+  // 50 %: 414 million recomputes, past 24 GiB of schedule). After
+  // kMaxRecomputesPerNode recomputes per graph node it gives up: it evicts
+  // and frees early no more, and the rest of the run keeps what it makes.
+  bool gave_up = false;
+  static constexpr std::size_t kMaxRecomputesPerNode = 20;
 };
 
 DtrResult dtr_schedule(const ir::Graph& graph, const ir::NodeCosts& costs,
                        std::uint64_t budget_bytes);
+
+// What the plan's note says of a run that gave up; empty otherwise.
+std::string dtr_note(const DtrResult& result);
 
 }  // namespace memplan::planner

@@ -209,15 +209,9 @@ void explore_tighter(const ir::Graph& g, const ir::NodeCosts& costs, const PlanR
   }
 }
 
-// The plan runs at the real budget: a round at a tighter model budget priced
-// its choice with less room for reloads than the schedule has (gpt2_small +
-// AdamW, a100-40gb, 40 %: 47.25 % at 95 %, 35.77 % simulated). A heuristic's
-// only: an ILP's objective stays the one its bound is for.
-void price_at_real_budget(const PlanRequest& req, solvers::Problem& problem, Attempt& best) {
-  if (!best.schedule.fits || best.model_budget == req.budget_bytes ||
-      best.solution.status != solvers::SolveStatus::kHeuristic)
-    return;
-  problem.budget_bytes = req.budget_bytes;
+// The model's objective for `best`'s choice at `budget`.
+void price_at(std::uint64_t budget, solvers::Problem& problem, Attempt& best) {
+  problem.budget_bytes = budget;
   best.solution.objective_seconds =
       solvers::replayed_overhead_seconds(problem, best.solution.choice);
 }
@@ -256,7 +250,13 @@ Attempt tightening_rounds(const ir::Graph& g, const ir::NodeCosts& costs, const 
     if (req.interrupted != nullptr && *req.interrupted) break;
   }
   explore_tighter(g, costs, req, solver, so, sim, problem, best);
-  price_at_real_budget(req, problem, best);
+  // The plan runs at the real budget: a round at a tighter model budget priced
+  // its choice with less room for reloads than the schedule has (gpt2_small +
+  // AdamW, a100-40gb, 40 %: 47.25 % at 95 %, 35.77 % simulated). Not an
+  // ILP's: its objective stays the one its bound is for.
+  if (best.schedule.fits && best.model_budget != req.budget_bytes &&
+      best.solution.status == solvers::SolveStatus::kHeuristic)
+    price_at(req.budget_bytes, problem, best);
   return best;
 }
 
@@ -336,11 +336,8 @@ Attempt run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReq
   // scheduler can still fit its choice (state on the host: mlp v100-32gb at
   // 60 %, the ILP's row said 0 % in the model and 343.91 % simulated). The
   // plan's objective is then the model's for that choice.
-  if (best.schedule.fits && best.solution.status == solvers::SolveStatus::kInfeasible) {
-    problem.budget_bytes = req.budget_bytes;
-    best.solution.objective_seconds =
-        solvers::replayed_overhead_seconds(problem, best.solution.choice);
-  }
+  if (best.schedule.fits && best.solution.status == solvers::SolveStatus::kInfeasible)
+    price_at(req.budget_bytes, problem, best);
   best.plan = assemble(g, costs, req, best.schedule, best.solution, solver.name());
   return best;
 }
@@ -518,6 +515,7 @@ PlanOutcome search_order(const ir::Graph& graph, const ir::NodeCosts& graph_cost
 
   if (req.solver == "dtr") {
     DtrResult d = dtr_schedule(g, costs, req.budget_bytes);
+    out.note = dtr_note(d);
     solvers::Solution sol;
     sol.status = solvers::SolveStatus::kHeuristic;
     sol.solve_seconds = d.solve_seconds;

@@ -120,6 +120,37 @@ TEST(Dtr, UnlimitedBudgetIsTheBaselineOnAFixture) {
   EXPECT_EQ(r.evictions, 0u);
 }
 
+// shufflenet_tiny (PyTorch export) at half its peak: DTR's chains evict each
+// other's inputs without end (the run grew past 24 GiB of schedule before
+// it was stopped). It gives up evicting after its recompute cap, and the run
+// it finishes is a valid schedule that says it does not fit.
+TEST(Dtr, AThrashingRunGivesUpAndStaysValid) {
+  ir::LoadOptions lo;
+  lo.dims = {{"batch", 4}};
+  const ir::Graph g =
+      ir::load_model(std::string(MEMPLAN_FIXTURES) + "/torch/shufflenet_tiny.opset13.training.onnx",
+                     lo)
+          .graph;
+  std::vector<std::string> warnings;
+  const ir::NodeCosts costs =
+      ir::make_node_costs(g, ir::device_preset("a100-40gb"), {}, "roofline a100-40gb", warnings);
+  const std::uint64_t budget = ir::baseline_memory(g, ir::Liveness(g)).peak_bytes / 2;
+  const DtrResult r = dtr_schedule(g, costs, budget);
+  const std::size_t cap = DtrResult::kMaxRecomputesPerNode * g.nodes().size();
+  EXPECT_TRUE(r.gave_up);
+  EXPECT_NE(dtr_note(r).find("DTR thrashed"), std::string::npos);
+  EXPECT_GE(r.recomputes, cap);
+  EXPECT_LT(r.recomputes, 2 * cap);
+  EXPECT_FALSE(r.fits);
+  EXPECT_EQ(count(r.schedule, StepOp::kCompute), g.nodes().size());
+  const Plan plan = plan_of(g, costs, r, budget);
+  Plan check = plan;
+  check.budget_bytes = std::max(plan.budget_bytes, r.peak_bytes);
+  const Validation v = validate(g, check);
+  EXPECT_TRUE(v.valid) << v.step << ": " << v.message;
+  EXPECT_EQ(v.peak_bytes, r.peak_bytes);
+}
+
 TEST(Dtr, TightBudgetEvictsAndRecomputes) {
   const ir::Graph g = chain();
   const ir::NodeCosts costs = unit_costs(g);
