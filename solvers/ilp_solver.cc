@@ -9,8 +9,13 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <iostream>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "solvers/cbc_main.h"
@@ -19,6 +24,8 @@
 #include "solvers/ilp_model.h"
 #include "solvers/link_queue.h"
 #include "solvers/model_eval.h"
+#include "solvers/solution_wire.h"
+#include "util/isolated_call.h"
 
 namespace memplan::solvers {
 namespace {
@@ -202,8 +209,8 @@ bool settled_without_cbc(const Problem& problem, const IlpModel& m, Solution& ou
   return true;
 }
 
-Solution solve_exact(const Problem& problem, const IlpModel& m, const SolverOptions& options,
-                     const Deadline& deadline, bool preprocess = true) {
+Solution cbc_solve(const Problem& problem, const IlpModel& m, const SolverOptions& options,
+                   const Deadline& deadline, bool preprocess) {
   Solution out;
   out.choice.assign(problem.candidates.size(), Decision::kKeep);
   auto finish = [&](Solution s) {
@@ -278,6 +285,71 @@ Solution solve_exact(const Problem& problem, const IlpModel& m, const SolverOpti
   read_answer(model, m, problem, has_bound ? std::optional<double>(bound) : std::nullopt, out);
   out.note = size;
   return finish(out);
+}
+
+// How an isolated Cbc run failed, for the note.
+std::string cbc_failure(const util::IsolatedOutcome& o) {
+  using Kind = util::IsolatedOutcome::Kind;
+  switch (o.kind) {
+    case Kind::kSignaled:
+      return "crashed (" + util::signal_name(o.signal) + ")";
+    case Kind::kTimedOut:
+      return "ran past its time limit and was stopped";
+    case Kind::kExited:
+      return "exited (" + std::to_string(o.exit_status) + ") without an answer";
+    default:
+      return "sent an answer that could not be read";
+  }
+}
+
+bool cbc_in_process() {
+  const char* v = std::getenv("MEMPLAN_INPROCESS_CBC");
+  return v != nullptr && std::string_view(v) == "1";
+}
+
+// Cbc and Clp abort on assertions inside them (Clp's `fabs(lower[iSequence])
+// < 1.0e30` in updateDualsInDual: resnet_tiny's recompute-only ILP at 40 %,
+// the default `plan` included, died with SIGABRT) and their preprocessing
+// has crashed when stopped by the clock. So Cbc runs in a forked child
+// (util/isolated_call.h); a child that crashes, hangs past its limit or
+// sends nothing whole leaves the warm start (or the heuristic's plan) as
+// the answer, and the note says why. MEMPLAN_INPROCESS_CBC=1 runs it here
+// (for a debugger).
+Solution solve_exact(const Problem& problem, const IlpModel& m, const SolverOptions& options,
+                     const Deadline& deadline, bool preprocess = true) {
+  if (cbc_in_process()) return cbc_solve(problem, m, options, deadline, preprocess);
+  const double limit = std::max(kMinCbcSeconds, deadline.left());
+  const auto timeout = std::chrono::milliseconds(static_cast<std::int64_t>((2 * limit + 30) * 1e3));
+  util::IsolatedOutcome outcome;
+  try {
+    outcome = util::run_isolated(
+        [&] {
+          WireSolution w{cbc_solve(problem, m, options, deadline, preprocess), false};
+          w.interrupted = options.interrupted != nullptr && *options.interrupted;
+          return encode_solution(w);
+        },
+        timeout, {}, [&] { return options.interrupted != nullptr && *options.interrupted; });
+  } catch (const std::system_error& e) {
+    Solution here = cbc_solve(problem, m, options, deadline, preprocess);
+    here.note += std::string("; Cbc ran in-process: no child could be started (") + e.what() + ")";
+    return here;
+  }
+  if (outcome.kind == util::IsolatedOutcome::Kind::kThrew)
+    throw std::runtime_error(outcome.payload);
+  if (outcome.kind == util::IsolatedOutcome::Kind::kOk) {
+    if (auto w = decode_solution(outcome.payload);
+        w && w->solution.choice.size() == problem.candidates.size()) {
+      if (w->interrupted && options.interrupted != nullptr) *options.interrupted = true;
+      return std::move(w->solution);
+    }
+  }
+  // The child's own last words (an assertion) went to stderr: say what came of them.
+  std::cerr << "memplan: warning: the ILP's Cbc run " << cbc_failure(outcome)
+            << "; that solve keeps the warm start or the heuristic's plan\n";
+  Solution out = incumbent_only(problem, options, "Cbc " + cbc_failure(outcome));
+  if (out.status == SolveStatus::kTimeLimit) out.status = SolveStatus::kFeasible;
+  out.solve_seconds = deadline.elapsed();
+  return out;
 }
 
 // Solves, replays the answer's copies through the link queues, adds a cut

@@ -137,14 +137,23 @@ Clock::time_point deadline_after(std::chrono::milliseconds timeout) {
 }
 
 // Reads until EOF, while the child writes (a child blocked on a full pipe
-// would otherwise never exit). False when the deadline came first.
-bool drain(int fd, Clock::time_point deadline, std::string& out) {
+// would otherwise never exit). False when the deadline came first. With
+// `interrupt`, asks it at least every 100 ms and passes the first yes on to
+// the child as SIGINT.
+bool drain(int fd, Clock::time_point deadline, std::string& out, pid_t child,
+           const std::function<bool()>& interrupt) {
   char buffer[1 << 16];  // what a pipe holds by default
+  bool passed_on = false;
   for (;;) {
     const auto left = deadline - Clock::now();
     if (left <= Clock::duration::zero()) return false;
+    if (interrupt && !passed_on && interrupt()) {
+      ::kill(child, SIGINT);
+      passed_on = true;
+    }
+    const int wait_ms = interrupt && !passed_on ? std::min(poll_ms(left), 100) : poll_ms(left);
     pollfd p{fd, POLLIN, 0};
-    int ready = ::poll(&p, 1, poll_ms(left));
+    int ready = ::poll(&p, 1, wait_ms);
     if (ready < 0) {
       if (errno == EINTR) continue;
       throw_errno("poll");
@@ -218,7 +227,8 @@ std::optional<IsolatedOutcome> parse_frame(std::string& frame) {
 
 IsolatedOutcome run_isolated(const std::function<std::string()>& fn,
                              std::chrono::milliseconds timeout,
-                             const std::function<void()>& meanwhile) {
+                             const std::function<void()>& meanwhile,
+                             const std::function<bool()>& interrupt) {
   int fds[2];
   // Close-on-exec: a program the parent starts later must not hold the
   // write end open (no EOF would come).
@@ -239,7 +249,7 @@ IsolatedOutcome run_isolated(const std::function<std::string()>& fn,
 
   std::string frame;
   IsolatedOutcome outcome;
-  if (!drain(read_end.get(), deadline, frame)) {
+  if (!drain(read_end.get(), deadline, frame, pid, interrupt)) {
     child.kill_and_wait();
     outcome.kind = IsolatedOutcome::Kind::kTimedOut;
     return outcome;

@@ -40,10 +40,14 @@ struct IsolatedOutcome {
 // positive; it counts from the fork. Throws std::system_error when no child
 // can be started (pipe or fork failed). `meanwhile`, when given, runs in
 // the parent once the child is started, before its result is read; an
-// exception from it kills the child and propagates.
+// exception from it kills the child and propagates. `interrupt`, when given,
+// is asked at least every 100 ms while the child runs; the first time it
+// says yes the child gets SIGINT (and may still send its result): a SIGINT
+// sent to this process alone reaches the work it handed to the child.
 IsolatedOutcome run_isolated(const std::function<std::string()>& fn,
                              std::chrono::milliseconds timeout,
-                             const std::function<void()>& meanwhile = {});
+                             const std::function<void()>& meanwhile = {},
+                             const std::function<bool()>& interrupt = {});
 
 // "SIGSEGV" for SIGSEGV and the other common signals; "signal N" otherwise.
 std::string signal_name(int signal);

@@ -99,6 +99,35 @@ TEST(IsolatedCall, AChildPastTheTimeoutIsKilledAndReaped) {
   EXPECT_TRUE(no_children_left());
 }
 
+// A SIGINT meant for the caller reaches the child through `interrupt`:
+// the handler the child inherits (as memplan's CLI's is) turns it into its
+// answer.
+volatile std::sig_atomic_t g_child_interrupted = 0;
+
+TEST(IsolatedCall, AYesFromInterruptSendsTheChildSigint) {
+  bool asked = false;
+  struct sigaction on_sigint {
+  }, callers{};
+  on_sigint.sa_handler = [](int) { g_child_interrupted = 1; };
+  sigemptyset(&on_sigint.sa_mask);
+  ASSERT_EQ(::sigaction(SIGINT, &on_sigint, &callers), 0);
+  IsolatedOutcome r = run_isolated(
+      []() -> std::string {
+        while (g_child_interrupted == 0) std::this_thread::sleep_for(1ms);
+        return "stopped by SIGINT";
+      },
+      kGenerous, {},
+      [&asked] {
+        asked = true;
+        return true;
+      });
+  ::sigaction(SIGINT, &callers, nullptr);
+  EXPECT_TRUE(asked);
+  EXPECT_EQ(r.kind, Kind::kOk);
+  EXPECT_EQ(r.payload, "stopped by SIGINT");
+  EXPECT_TRUE(no_children_left());
+}
+
 // EOF on the pipe but the child runs on: the deadline still holds.
 TEST(IsolatedCall, AChildThatClosesThePipeAndRunsOnStillTimesOut) {
   IsolatedOutcome r = run_isolated(
