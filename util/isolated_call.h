@@ -7,8 +7,10 @@
 // run_isolated. The child is a copy of the caller with only the calling
 // thread; a mutex another thread held at fork() stays locked forever in the
 // child, so a multi-threaded caller could deadlock it (the timeout would then
-// end it). memplan loads models before it starts any thread (the CLI is
-// single-threaded at load time), which is where this is used.
+// end it). memplan loads models (shape inference) and runs Cbc (the ILP)
+// while no other thread of its own runs: the heuristic's and the layout's
+// threads are joined before they return, and `plan` writes its outputs on
+// threads only after planning.
 #include <chrono>
 #include <functional>
 #include <string>
