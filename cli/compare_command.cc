@@ -140,7 +140,8 @@ void add_compare_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--solvers", a->solvers, "Comma-separated solvers (default: all, dtr included)");
   cmd->add_option("--time-limit", a->time_limit, "ILP time limit per run, seconds")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(positive_seconds());
   cmd->add_option("--allow", a->allow,
                   "What every solver may use, as plan's --allow: swap,recompute | swap | "
                   "recompute")

@@ -27,9 +27,12 @@ std::map<std::string, std::int64_t> parse_dims(const std::vector<std::string>& d
     } catch (const std::exception&) {
       pos = 0;
     }
-    if (value.empty() || pos != value.size() || v < 0)
-      throw UsageError("--dim " + name + ": '" + value + "' is not a non-negative integer");
-    out[name] = v;
+    // A dim of 0 makes every tensor along it empty: no training step.
+    if (value.empty() || pos != value.size() || v < 1)
+      throw UsageError("--dim " + name + ": '" + value + "' is not a positive integer");
+    if (const auto [it, fresh] = out.emplace(name, v); !fresh)
+      throw UsageError("--dim " + name + " is given twice (" + std::to_string(it->second) +
+                       " and " + value + ")");
   }
   return out;
 }

@@ -332,7 +332,7 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("-o,--out", a->out_dir, "Output directory")->capture_default_str();
   cmd->add_option("--time-limit", a->time_limit, "ILP time limit in seconds")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_seconds());
   cmd->add_option("--threads", a->threads, "ILP threads (1 keeps results reproducible)")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));

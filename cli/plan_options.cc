@@ -72,4 +72,21 @@ PlanOutputs parse_outputs(const std::string& text) {
   return o;
 }
 
+CLI::Validator positive_seconds() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::size_t pos = 0;
+        double v = 0;
+        try {
+          v = std::stod(text, &pos);
+        } catch (const std::exception&) {
+          pos = 0;
+        }
+        if (pos == 0 || pos != text.size() || !(v > 0) || !std::isfinite(v))
+          return "'" + text + "' is not a positive number of seconds";
+        return {};
+      },
+      "SECONDS>0");
+}
+
 }  // namespace memplan::cli

@@ -1,5 +1,6 @@
 #pragma once
 // Options shared by the commands that plan (plan, compare, maxbatch).
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
 
@@ -11,6 +12,9 @@ namespace memplan::cli {
 std::uint64_t parse_budget(const std::string& text, std::uint64_t baseline_peak);
 // "10%" or "0.1" -> 0.10.
 double parse_fraction(const std::string& text, const std::string& what);
+// CLI11's PositiveNumber says "Value 0 not in range 0.000000 to 1.79e308":
+// this says "--time-limit: '0' is not a positive number of seconds".
+CLI::Validator positive_seconds();
 // "swap,recompute", "swap", "recompute".
 solvers::Evictions parse_allow(const std::string& text);
 

@@ -17,8 +17,9 @@ void for_each_dim(onnx::ValueInfoProto& v, F&& f) {
 
 }  // namespace
 
-void bind_dims(onnx::ModelProto& model, const std::map<std::string, std::int64_t>& dims,
-               const std::string& where) {
+std::set<std::string> bind_dims(onnx::ModelProto& model,
+                                const std::map<std::string, std::int64_t>& dims,
+                                const std::string& where) {
   auto* g = model.mutable_graph();
   std::set<std::string> initializer_names;
   for (const auto& t : g->initializer()) initializer_names.insert(t.name());
@@ -62,6 +63,7 @@ void bind_dims(onnx::ModelProto& model, const std::map<std::string, std::int64_t
       if (!d.has_dim_param()) return;
       auto it = dims.find(d.dim_param());
       if (it != dims.end()) {
+        used.insert(d.dim_param());
         d.set_dim_value(it->second);
       } else {
         d.clear_dim_param();
@@ -70,6 +72,10 @@ void bind_dims(onnx::ModelProto& model, const std::map<std::string, std::int64_t
   };
   for (auto& v : *g->mutable_output()) bind_or_clear(v);
   for (auto& v : *g->mutable_value_info()) bind_or_clear(v);
+  std::set<std::string> unused;
+  for (const auto& [name, value] : dims)
+    if (used.count(name) == 0) unused.insert(name);
+  return unused;
 }
 
 }  // namespace memplan::ir

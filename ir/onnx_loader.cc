@@ -454,7 +454,9 @@ Graph build_graph(const onnx::ModelProto& model, const LoadOptions& options,
   // (inference walks nodes in the order given).
   const std::vector<int> order = node_order(g, r.preds, names, where, warnings);
   onnx::ModelProto work = model;
-  bind_dims(work, options.dims, where);
+  for (const std::string& name : bind_dims(work, options.dims, where))
+    warnings.push_back("--dim " + name + ": " + where +
+                       " has no symbolic dim of that name (ignored)");
   check_tensor_data(*work.mutable_graph(), true, where);
   if (!std::is_sorted(order.begin(), order.end())) {
     auto* nodes = work.mutable_graph()->mutable_node();

@@ -60,6 +60,37 @@ TEST(InspectCli, HelpAndUsage) {
   EXPECT_EQ(run_memplan("inspect " + kMlp + " --dim batch=64 --device nosuchgpu").exit_code, 1);
 }
 
+// A --dim of 0, a dim given twice and a --time-limit that is no positive
+// number are usage errors, each one line naming it; a dim the model does
+// not have is a warning, not silence.
+TEST(InspectCli, DimsAndTimeLimitsThatMakeNoSense) {
+  struct Case {
+    std::string args, expect;
+  };
+  const std::vector<Case> usage = {
+      {"inspect " + kMlp + " --dim batch=0", "--dim batch: '0' is not a positive integer"},
+      {"inspect " + kMlp + " --dim batch=64 --dim batch=3",
+       "--dim batch is given twice (64 and 3)"},
+      {"plan " + kMlp + " --dim batch=64 --budget 50% --time-limit 0",
+       "--time-limit: '0' is not a positive number of seconds"},
+      {"compare " + kMlp + " --dim batch=64 --budgets 50% --time-limit -5",
+       "--time-limit: '-5' is not a positive number of seconds"},
+  };
+  int checked = 0;
+  for (const Case& c : usage) {
+    auto r = run_memplan(c.args);
+    EXPECT_EQ(r.exit_code, 1) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << c.args << "\n" << r.err;
+    ++checked;
+  }
+  auto r = run_memplan("inspect " + kMlp + " --dim batch=64 --dim nosuch=3");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("--dim nosuch: " + kMlp + " has no symbolic dim of that name (ignored)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(checked, 4);
+}
+
 // Bad input: exit 2 and exactly one line on stderr, naming the problem.
 struct BadCase {
   const char* label;
