@@ -11,7 +11,11 @@
 
 namespace memplan::cli {
 
-double parse_fraction(const std::string& text, const std::string& what) {
+namespace {
+
+// std::stod without its exceptions: the value and how many characters it
+// read (0: none).
+std::pair<double, std::size_t> read_double(const std::string& text) {
   std::size_t pos = 0;
   double v = 0;
   try {
@@ -19,6 +23,13 @@ double parse_fraction(const std::string& text, const std::string& what) {
   } catch (const std::exception&) {
     pos = 0;
   }
+  return {v, pos};
+}
+
+}  // namespace
+
+double parse_fraction(const std::string& text, const std::string& what) {
+  const auto [v, pos] = read_double(text);
   bool pct = pos < text.size() && text.substr(pos) == "%";
   if (pos == 0 || (pos != text.size() && !pct) || !std::isfinite(v) || v < 0)
     throw UsageError(what + ": '" + text + "' is not a percentage (e.g. 10%)");
@@ -75,13 +86,7 @@ PlanOutputs parse_outputs(const std::string& text) {
 CLI::Validator positive_seconds() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        std::size_t pos = 0;
-        double v = 0;
-        try {
-          v = std::stod(text, &pos);
-        } catch (const std::exception&) {
-          pos = 0;
-        }
+        const auto [v, pos] = read_double(text);
         if (pos == 0 || pos != text.size() || !(v > 0) || !std::isfinite(v))
           return "'" + text + "' is not a positive number of seconds";
         return {};
