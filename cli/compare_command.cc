@@ -139,7 +139,9 @@ void add_compare_command(CLI::App& app) {
                   "Comma-separated budgets: sizes or % of the baseline peak")
       ->capture_default_str();
   cmd->add_option("--solvers", a->solvers, "Comma-separated solvers (default: all, dtr included)");
-  cmd->add_option("--time-limit", a->time_limit, "ILP time limit per run, seconds")
+  cmd->add_option("--time-limit", a->time_limit,
+                  "ILP time limit per solve, seconds; a row may solve several times (budget "
+                  "tightening, second opinions), so it can take a multiple of it")
       ->capture_default_str()
       ->check(positive_seconds());
   cmd->add_option("--allow", a->allow,

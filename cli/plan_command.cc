@@ -330,7 +330,9 @@ void add_plan_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->add_option("-o,--out", a->out_dir, "Output directory")->capture_default_str();
-  cmd->add_option("--time-limit", a->time_limit, "ILP time limit in seconds")
+  cmd->add_option("--time-limit", a->time_limit,
+                  "ILP time limit per solve, seconds; a plan may solve several times (budget "
+                  "tightening, second opinions), so a run can take a multiple of it")
       ->capture_default_str()
       ->check(positive_seconds());
   cmd->add_option("--threads", a->threads, "ILP threads (1 keeps results reproducible)")
