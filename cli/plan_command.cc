@@ -261,7 +261,8 @@ void run_plan(const PlanArgs& a, StageTimer& timer) {
   planner::PlanOutcome& out = fit.outcome;
   const double search_seconds = timer.stages().back().seconds;
   const double solver_seconds = std::min(search_seconds, out.plan.solver.solve_seconds);
-  timer.add("plan_search.solver", solver_seconds, "the solver's own time (all rounds)");
+  timer.add("plan_search.solver", solver_seconds,
+            "solver.solve_seconds: the kept round's solve (not every round, nor auto's other)");
   timer.add("plan_search.rest", search_seconds - solver_seconds,
             "problem, schedule, simulate, tighten, validate, layout");
 
