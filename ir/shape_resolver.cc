@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <optional>
@@ -302,11 +301,6 @@ Types decode(const std::string& bytes, const std::string& where,
   return types;
 }
 
-bool inprocess_from_environment() {
-  const char* v = std::getenv("MEMPLAN_INPROCESS_SHAPES");
-  return v != nullptr && std::string_view(v) == "1";
-}
-
 std::string seconds_text(std::chrono::milliseconds t) {
   if (t.count() % 1000 == 0) return std::to_string(t.count() / 1000) + " s";
   return std::to_string(t.count()) + " ms";
@@ -355,7 +349,7 @@ Types resolve_types(onnx::ModelProto& model, const std::string& where,
   // Built here, before any fork, so that children inherit it (and ONNX's own
   // schema registry, which it fills) instead of each building its own.
   static const TrainingSchemaRegistry registry;
-  if (!isolation.isolated || inprocess_from_environment()) {
+  if (!isolation.isolated || util::run_in_process_requested("MEMPLAN_INPROCESS_SHAPES")) {
     Types types = resolve_in_process(model, registry, warnings);
     once();
     return types;

@@ -66,6 +66,10 @@ class Dtr {
     return !pinned(t) && liveness_.free_step(t) < static_cast<std::int64_t>(node_);
   }
 
+  // A dead tensor no open frame holds goes as soon as its chain is done;
+  // a run that gave up keeps it (freeing and remaking is what thrashed).
+  bool free_early(ir::TensorId t) const { return locks_[t] == 0 && dead(t) && !result_.gave_up; }
+
   // Which tensors may be evicted. Recomputing t needs its producer's inputs
   // at some step k <= t's last reader. An input i is there at k if k is no
   // later than its last reader and it was never evicted (pinned, random,
@@ -136,7 +140,7 @@ class Dtr {
         for (ir::TensorId out : made_) {
           // Outputs no one will read again were made only because the format
           // makes all of them at once: drop them now, not counted as chosen.
-          if (locks_[out] == 0 && dead(out) && !result_.gave_up)
+          if (free_early(out))
             release(out);
           else
             result_.decisions[out] = Decision::kRecompute;
@@ -145,7 +149,7 @@ class Dtr {
       for (ir::TensorId in : inputs) {
         --locks_[in];
         // A dead input brought back for this chain has served its purpose.
-        if (locks_[in] == 0 && dead(in) && memory_.resident(in) && !result_.gave_up) release(in);
+        if (free_early(in) && memory_.resident(in)) release(in);
       }
     }
   }

@@ -26,10 +26,8 @@ class UndoSearch {
   std::optional<ScheduleResult> fits(const std::vector<Decision>& choice) {
     if (exhausted()) return std::nullopt;
     ++schedules_;
-    ScheduleOptions so;
-    so.budget_bytes = budget_;
-    if (window_) so.prefetch_window = *window_;
-    ScheduleResult s = make_schedule(g_, costs_, decisions_by_tensor(g_, p_, choice), so);
+    ScheduleResult s =
+        schedule_for(g_, costs_, decisions_by_tensor(g_, p_, choice), budget_, window_);
     if (!s.fits) return std::nullopt;
     return s;
   }

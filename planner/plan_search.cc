@@ -59,15 +59,6 @@ Plan to_original(const PlanningGraph& pg, Plan plan, const ir::Graph& g,
   return plan;
 }
 
-ScheduleResult schedule_for(const ir::Graph& g, const ir::NodeCosts& costs,
-                            const std::vector<Decision>& decisions, std::uint64_t budget,
-                            std::optional<std::size_t> prefetch_window) {
-  ScheduleOptions o;
-  o.budget_bytes = budget;
-  if (prefetch_window) o.prefetch_window = *prefetch_window;
-  return make_schedule(g, costs, decisions, o);
-}
-
 // A fitting schedule found another way takes the solver's place, and the
 // note says how.
 void adopt(Attempt& best, ScheduleResult schedule, std::vector<Decision> choice, double objective,

@@ -11,14 +11,6 @@
 namespace memplan::planner {
 namespace {
 
-ScheduleResult evict_all_schedule(const ir::Graph& g, const ir::NodeCosts& costs,
-                                  const solvers::Problem& p, const EvictAll& v) {
-  ScheduleOptions o;
-  o.budget_bytes = 0;
-  if (v.prefetch_window) o.prefetch_window = *v.prefetch_window;
-  return make_schedule(g, costs, decisions_by_tensor(g, p, evict_all_choice(p, v)), o);
-}
-
 std::uint64_t lowest_evict_all_peak(const PlanningGraph& pg, solvers::Evictions evictions,
                                     bool offload_state) {
   const ir::Graph& g = pg.graph;
@@ -32,7 +24,9 @@ std::uint64_t lowest_evict_all_peak(const PlanningGraph& pg, solvers::Evictions 
   // and swapping with vDNN's one-step prefetch; the lowest scheduled peak.
   std::uint64_t best = UINT64_MAX;
   for (const EvictAll& v : evict_all_variants())
-    best = std::min(best, evict_all_schedule(g, costs, p, v).peak_bytes);
+    best = std::min(best, schedule_for(g, costs, decisions_by_tensor(g, p, evict_all_choice(p, v)),
+                                       0, v.prefetch_window)
+                              .peak_bytes);
   return best;
 }
 

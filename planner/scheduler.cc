@@ -175,6 +175,15 @@ class Rounds {
 
 }  // namespace
 
+ScheduleResult schedule_for(const ir::Graph& graph, const ir::NodeCosts& costs,
+                            const std::vector<Decision>& decisions, std::uint64_t budget,
+                            std::optional<std::size_t> prefetch_window) {
+  ScheduleOptions o;
+  o.budget_bytes = budget;
+  if (prefetch_window) o.prefetch_window = *prefetch_window;
+  return make_schedule(graph, costs, decisions, o);
+}
+
 ScheduleResult make_schedule(const ir::Graph& graph, const ir::NodeCosts& costs,
                              const std::vector<Decision>& decisions,
                              const ScheduleOptions& options) {

@@ -3,6 +3,7 @@
 // is valid under PLAN_FORMAT.md and overlaps transfers with compute. The
 // rules it follows: docs/scheduling.md.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,5 +63,11 @@ struct ScheduleResult {
 ScheduleResult make_schedule(const ir::Graph& graph, const ir::NodeCosts& costs,
                              const std::vector<Decision>& decisions,
                              const ScheduleOptions& options);
+
+// make_schedule at `budget`, with a solver's prefetch hint
+// (solvers::Solution::prefetch_window; unset: ScheduleOptions' default).
+ScheduleResult schedule_for(const ir::Graph& graph, const ir::NodeCosts& costs,
+                            const std::vector<Decision>& decisions, std::uint64_t budget,
+                            std::optional<std::size_t> prefetch_window);
 
 }  // namespace memplan::planner

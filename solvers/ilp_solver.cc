@@ -9,12 +9,10 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -302,11 +300,6 @@ std::string cbc_failure(const util::IsolatedOutcome& o) {
   }
 }
 
-bool cbc_in_process() {
-  const char* v = std::getenv("MEMPLAN_INPROCESS_CBC");
-  return v != nullptr && std::string_view(v) == "1";
-}
-
 // Cbc and Clp abort on assertions inside them (Clp's `fabs(lower[iSequence])
 // < 1.0e30` in updateDualsInDual: resnet_tiny's recompute-only ILP at 40 %,
 // the default `plan` included, died with SIGABRT) and their preprocessing
@@ -317,7 +310,8 @@ bool cbc_in_process() {
 // (for a debugger).
 Solution solve_exact(const Problem& problem, const IlpModel& m, const SolverOptions& options,
                      const Deadline& deadline, bool preprocess = true) {
-  if (cbc_in_process()) return cbc_solve(problem, m, options, deadline, preprocess);
+  if (util::run_in_process_requested("MEMPLAN_INPROCESS_CBC"))
+    return cbc_solve(problem, m, options, deadline, preprocess);
   const double limit = std::max(kMinCbcSeconds, deadline.left());
   const auto timeout = std::chrono::milliseconds(static_cast<std::int64_t>((2 * limit + 30) * 1e3));
   util::IsolatedOutcome outcome;

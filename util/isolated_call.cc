@@ -15,8 +15,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <string_view>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -271,6 +273,11 @@ IsolatedOutcome run_isolated(const std::function<std::string()>& fn,
   outcome.kind = IsolatedOutcome::Kind::kExited;
   outcome.exit_status = exit.known && WIFEXITED(exit.status) ? WEXITSTATUS(exit.status) : -1;
   return outcome;
+}
+
+bool run_in_process_requested(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && std::string_view(v) == "1";
 }
 
 std::string signal_name(int signal) {

@@ -51,6 +51,11 @@ IsolatedOutcome run_isolated(const std::function<std::string()>& fn,
                              const std::function<void()>& meanwhile = {},
                              const std::function<bool()>& interrupt = {});
 
+// Whether the environment variable `name` is "1": the callers' switch to
+// run in-process instead (MEMPLAN_INPROCESS_SHAPES, MEMPLAN_INPROCESS_CBC),
+// for a debugger or a fuzzer that must see the crash.
+bool run_in_process_requested(const char* name);
+
 // "SIGSEGV" for SIGSEGV and the other common signals; "signal N" otherwise.
 std::string signal_name(int signal);
 
