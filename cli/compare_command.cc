@@ -22,7 +22,7 @@ struct CompareArgs {
   ModelOptions model;
   std::string budgets = "80%,60%,40%,30%";
   std::string solvers;  // default: all
-  double time_limit = 30;
+  IlpLimits ilp{30, std::nullopt};
   std::string allow = "swap,recompute";
   bool json = false;
 };
@@ -55,6 +55,7 @@ void fill_row(const planner::PlanOutcome& out, nlohmann::ordered_json& row) {
   } else {
     row["ilp_gap_percent"] = nullptr;
   }
+  row["ilp_cut_short"] = out.ilp_cut_short;  // ran past --search-limit
   row["note"] = out.note;  // how the plan was found (rescues, model budgets), as plan's report says
 }
 
@@ -76,7 +77,7 @@ void run_compare(const CompareArgs& a) {
       planner::PlanRequest req;
       req.budget_bytes = budget;
       req.solver = name;
-      req.time_limit_seconds = a.time_limit;
+      req.time_limit_seconds = a.ilp.time_limit;
       req.evictions = evictions;
       req.model_path = in.model.path;
       req.model_sha256 = in.model.sha256;
@@ -85,6 +86,7 @@ void run_compare(const CompareArgs& a) {
       row["budget_bytes"] = budget;
       row["solver"] = name;
       try {
+        req.deadline = a.ilp.deadline_from_now();
         fill_row(planner::search_plan(g, in.costs, req), row);
       } catch (const InvalidPlanError& e) {
         row["fits"] = false;
@@ -139,11 +141,7 @@ void add_compare_command(CLI::App& app) {
                   "Comma-separated budgets: sizes or % of the baseline peak")
       ->capture_default_str();
   cmd->add_option("--solvers", a->solvers, "Comma-separated solvers (default: all, dtr included)");
-  cmd->add_option("--time-limit", a->time_limit,
-                  "ILP time limit per solve, seconds; a row may solve several times (budget "
-                  "tightening, second opinions), so it can take a multiple of it")
-      ->capture_default_str()
-      ->check(positive_seconds());
+  a->ilp.add_to(*cmd, "a row");
   cmd->add_option("--allow", a->allow,
                   "What every solver may use, as plan's --allow: swap,recompute | swap | "
                   "recompute")

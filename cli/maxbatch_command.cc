@@ -67,7 +67,9 @@ Row evaluate(const MaxBatchArgs& a, std::int64_t batch, double max_overhead) {
     planner::PlanRequest req;
     req.budget_bytes = budget;
     req.solver = a.solver;
-    req.time_limit_seconds = 10;
+    const IlpLimits limits{10, std::nullopt};
+    req.time_limit_seconds = limits.time_limit;
+    req.deadline = limits.deadline_from_now();
     planner::PlanOutcome out = planner::search_plan(g, in.costs, req);
     if (!out.fits) return r;
     r.fits_memory = true;

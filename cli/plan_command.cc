@@ -50,7 +50,7 @@ struct PlanArgs {
   bool keep_state = false;
   std::string state_on_host = "auto";
   std::string out_dir = "out";
-  double time_limit = 60;
+  IlpLimits ilp;
   int threads = 1;
   std::string max_overhead;
   bool fail_over_budget = false;
@@ -175,7 +175,7 @@ planner::PlanRequest make_request(const PlanArgs& a, const ModelInputs& in) {
   req.state_on_host = a.state_on_host == "always"  ? Mode::kAlways
                       : a.state_on_host == "never" ? Mode::kNever
                                                    : Mode::kAuto;
-  req.time_limit_seconds = a.time_limit;
+  req.time_limit_seconds = a.ilp.time_limit;
   req.threads = a.threads;
   req.progress = a.progress || isatty(STDERR_FILENO) != 0;
   req.interrupted = &g_interrupted;
@@ -248,12 +248,13 @@ void run_plan(const PlanArgs& a, StageTimer& timer) {
   drop_rewrite_with_optimizer(a, in, outputs);
   print_warnings(in.warnings);
   const ir::Graph& g = in.model.graph;
-  const planner::PlanRequest req =
+  planner::PlanRequest req =
       timer.time("baseline", "liveness, baseline peak", [&] { return make_request(a, in); });
   const double max_overhead =
       a.max_overhead.empty() ? -1 : parse_fraction(a.max_overhead, "--max-overhead");
 
   auto previous = std::signal(SIGINT, on_sigint);
+  req.deadline = a.ilp.deadline_from_now();
   planner::LayoutFitOutcome fit =
       timer.time("plan_search", "problem, solver, schedule, simulate, tighten, validate, layout",
                  [&] { return planner::search_plan_with_layout(g, in.costs, req); });
@@ -273,6 +274,10 @@ void run_plan(const PlanArgs& a, StageTimer& timer) {
   const double overhead = pr.baseline_iteration_seconds > 0
                               ? pr.iteration_seconds / pr.baseline_iteration_seconds - 1.0
                               : 0.0;
+  if (out.ilp_cut_short)
+    print_warnings(
+        {"the search ran past its ILP time (--search-limit, default 5 x --time-limit): "
+         "later ILP solves were skipped, and the plan is the best found by then"});
   if (!out.fits) throw unmet_budget(a, g, in.costs, req, out);
   drop_rewrite_with_initial_host(a, out.plan, outputs);
 
@@ -331,11 +336,7 @@ void add_plan_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->add_option("-o,--out", a->out_dir, "Output directory")->capture_default_str();
-  cmd->add_option("--time-limit", a->time_limit,
-                  "ILP time limit per solve, seconds; a plan may solve several times (budget "
-                  "tightening, second opinions), so a run can take a multiple of it")
-      ->capture_default_str()
-      ->check(positive_seconds());
+  a->ilp.add_to(*cmd, "a plan");
   cmd->add_option("--threads", a->threads, "ILP threads (1 keeps results reproducible)")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));

@@ -94,4 +94,25 @@ CLI::Validator positive_seconds() {
       "SECONDS>0");
 }
 
+void IlpLimits::add_to(CLI::App& cmd, std::string_view what_solves) {
+  cmd.add_option("--time-limit", time_limit,
+                 "ILP time limit per solve, seconds; " + std::string(what_solves) +
+                     " may solve several times (budget tightening, second opinions): "
+                     "--search-limit bounds them together")
+      ->capture_default_str()
+      ->check(positive_seconds());
+  cmd.add_option("--search-limit", search_limit,
+                 "Seconds for all of a search's ILP solves together (default: 5 x --time-limit); "
+                 "no ILP solve starts after it and the last gets what is left. The heuristic's "
+                 "work is not cut short: its plan stands when the ILP's time runs out")
+      ->check(positive_seconds());
+}
+
+std::chrono::steady_clock::time_point IlpLimits::deadline_from_now() const {
+  const double seconds = search_limit.value_or(kSearchLimitPerTimeLimit * time_limit);
+  return std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+             std::chrono::duration<double>(seconds));
+}
+
 }  // namespace memplan::cli

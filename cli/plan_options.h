@@ -1,7 +1,9 @@
 #pragma once
 // Options shared by the commands that plan (plan, compare, maxbatch).
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "solvers/evictions.h"
@@ -15,6 +17,16 @@ double parse_fraction(const std::string& text, const std::string& what);
 // CLI11's PositiveNumber says "Value 0 not in range 0.000000 to 1.79e308":
 // this says "--time-limit: '0' is not a positive number of seconds".
 CLI::Validator positive_seconds();
+// --time-limit (per ILP solve) and --search-limit (all of a search's ILP
+// solves together; default kSearchLimitPerTimeLimit x --time-limit).
+struct IlpLimits {
+  static constexpr double kSearchLimitPerTimeLimit = 5;
+  double time_limit = 60;
+  std::optional<double> search_limit;
+  void add_to(CLI::App& cmd, std::string_view what_solves);
+  // PlanRequest::deadline for a search that starts now.
+  std::chrono::steady_clock::time_point deadline_from_now() const;
+};
 // "swap,recompute", "swap", "recompute".
 solvers::Evictions parse_allow(const std::string& text);
 

@@ -24,6 +24,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Whether the search's time limit is spent (PlanRequest::deadline).
+bool spent(const PlanRequest& req) { return req.deadline && Clock::now() >= *req.deadline; }
+
+constexpr const char* kSpentNote = "the search's time limit was spent: later ILP solves skipped";
+
+void add_note(std::string& note, const std::string& more) {
+  if (note.find(more) == std::string::npos) note += (note.empty() ? "" : "; ") + more;
+}
+
 struct Attempt {
   solvers::Solution solution;
   ScheduleResult schedule;
@@ -239,6 +248,10 @@ Attempt tightening_rounds(const ir::Graph& g, const ir::NodeCosts& costs, const 
     if (!next) break;
     model_budget = *next;
     if (req.interrupted != nullptr && *req.interrupted) break;
+    if (solver.time_limited() && spent(req)) {
+      add_note(best.solution.note, kSpentNote);
+      break;
+    }
   }
   explore_tighter(g, costs, req, solver, so, sim, problem, best);
   // The plan runs at the real budget: a round at a tighter model budget priced
@@ -408,6 +421,10 @@ std::string keep_the_fastest_plan(const ir::Graph& g, const ir::NodeCosts& costs
   // of the plan `compare`'s own recompute-ilp run found (gpt2_medium h100 50 %).
   for (const std::string& name : others) {
     if (name == "recompute-ilp" && !req.evictions.permits_both()) continue;
+    if (name != "greedy" && spent(req)) {
+      add_note(ilp.solution.note, kSpentNote);
+      continue;
+    }
     Attempt a = name == "greedy" ? run_heuristic(g, costs, req, oo)
                                  : run_solver(g, costs, req, *solvers::make_solver(name), oo);
     if (keep_if_faster(ilp, std::move(a), "the " + name + " plan", req)) used = name;
@@ -423,6 +440,11 @@ std::string keep_the_fastest_plan(const ir::Graph& g, const ir::NodeCosts& costs
 Attempt run_auto(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
                  const solvers::SolverOptions& so, std::string& used) {
   Attempt h = run_heuristic(g, costs, req, so);
+  used = "greedy";
+  if (spent(req)) {
+    add_note(h.solution.note, kSpentNote);
+    return h;
+  }
   solvers::ProblemOptions po;
   po.evictions = req.evictions;
   po.offload_state = req.offload_state;
@@ -438,7 +460,9 @@ Attempt run_auto(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReque
     x = std::move(h);
     used = "greedy";
   }
-  if (req.evictions.permits_both()) {
+  if (req.evictions.permits_both() && spent(req)) {
+    add_note(x.solution.note, kSpentNote);
+  } else if (req.evictions.permits_both()) {
     // The full limit, as `compare`'s own recompute-ilp run gets.
     Attempt r = run_solver(g, costs, req, *solvers::make_solver("recompute-ilp"), so);
     if (keep_if_faster(x, std::move(r), "the recompute-ilp plan", req)) {
@@ -500,6 +524,7 @@ PlanOutcome search_order(const ir::Graph& graph, const ir::NodeCosts& graph_cost
   PlanOutcome out;
   solvers::SolverOptions so;
   so.time_limit_seconds = req.time_limit_seconds;
+  so.deadline = req.deadline;
   so.threads = req.threads;
   so.progress = req.progress;
   so.interrupted = req.interrupted;
@@ -545,6 +570,9 @@ PlanOutcome search_order(const ir::Graph& graph, const ir::NodeCosts& graph_cost
                 " nodes issued earlier than the graph's order (shape reads, weight-gradient "
                 "products, accumulators)";
   out.fits = out.plan.predicted.peak_bytes <= req.budget_bytes;
+  out.ilp_cut_short =
+      spent(req) && (req.solver == "auto" ||
+                     (req.solver != "dtr" && solvers::make_solver(req.solver)->time_limited()));
   return out;
 }
 

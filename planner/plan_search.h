@@ -2,6 +2,7 @@
 // From a budget to a valid plan: build the knapsack, run a solver, turn its
 // decisions into a schedule, simulate, and tighten the model's budget when
 // the real schedule still does not fit (the model is an estimate).
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -33,7 +34,12 @@ struct PlanRequest {
   // Needs offload_state; never for dtr.
   enum class StateOnHost { kNever, kAuto, kAlways };
   StateOnHost state_on_host = StateOnHost::kAuto;
-  double time_limit_seconds = 60;  // the ILP's
+  double time_limit_seconds = 60;  // the ILP's, per solve
+  // Where set, the ILP solves stop here: each gets at most what is left,
+  // and none starts after it (the tightening rounds, auto's and ilp's
+  // second opinions). The heuristic's work is not cut short, so a search
+  // past its deadline still hands out the heuristic's plan.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
   int threads = 1;
   bool progress = false;
   volatile bool* interrupted = nullptr;
@@ -52,6 +58,9 @@ struct PlanOutcome {
   std::string solver_used;  // for auto: which one won
   std::size_t rounds = 0;
   std::string note;  // solver notes, why it does not fit
+  // The search ran past PlanRequest::deadline with an ILP among its
+  // solvers: ILP solves were cut short or skipped.
+  bool ilp_cut_short = false;
 };
 
 PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& costs,

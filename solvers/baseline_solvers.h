@@ -40,6 +40,7 @@ class RestrictedSolver final : public Solver {
   RestrictedSolver(std::unique_ptr<Solver> inner, Evictions evictions, std::string name)
       : inner_(std::move(inner)), evictions_(evictions), name_(std::move(name)) {}
   std::string_view name() const override { return name_; }
+  bool time_limited() const override { return inner_->time_limited(); }
   Solution solve(const Problem& problem, const SolverOptions& options) const override;
 
  private:

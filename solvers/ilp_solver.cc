@@ -510,7 +510,11 @@ Solution solve_coarsened(const Problem& problem, const SolverOptions& options,
 
 }  // namespace
 
-Solution IlpSolver::solve(const Problem& problem, const SolverOptions& options) const {
+Solution IlpSolver::solve(const Problem& problem, const SolverOptions& search_options) const {
+  SolverOptions options = search_options;
+  options.time_limit_seconds = seconds_allowed(search_options);
+  if (options.time_limit_seconds <= 0)
+    return reported(problem, incumbent_only(problem, options, "the search's time limit was spent"));
   const Deadline deadline{Clock::now(), options.time_limit_seconds};
   const std::size_t max_nonzeros = nonzero_budget(options.time_limit_seconds);
   std::size_t binaries = 0;

@@ -14,6 +14,7 @@ class IlpSolver final : public Solver {
   IlpSolver() = default;
   explicit IlpSolver(std::size_t max_binaries) : max_binaries_(max_binaries) {}
   std::string_view name() const override { return "ilp"; }
+  bool time_limited() const override { return true; }
   Solution solve(const Problem& problem, const SolverOptions& options) const override;
 
  private:

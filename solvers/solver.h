@@ -1,5 +1,7 @@
 #pragma once
 // One interface for the heuristic, the ILP and the baselines.
+#include <algorithm>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -14,7 +16,12 @@
 namespace memplan::solvers {
 
 struct SolverOptions {
-  double time_limit_seconds = 60;
+  using Clock = std::chrono::steady_clock;
+  double time_limit_seconds = 60;  // per solve
+  // The end of the whole plan search, when it has one: a time-limited
+  // solver (Solver::time_limited) then gets the smaller of
+  // time_limit_seconds and what is left (seconds_allowed).
+  std::optional<Clock::time_point> deadline;
   int threads = 1;        // Cbc threads; 1 keeps results reproducible
   bool progress = false;  // incumbent / bound / elapsed on stderr
   // Optional: the true overhead (seconds) of an assignment, from the
@@ -44,10 +51,22 @@ struct Solution {
   std::vector<Decision> own_choice;
 };
 
+// What a time-limited solve may take: its own limit, or what is left of
+// the search's, whichever is less; 0 once the deadline has passed.
+inline double seconds_allowed(const SolverOptions& o) {
+  if (!o.deadline) return o.time_limit_seconds;
+  const double left =
+      std::chrono::duration<double>(*o.deadline - SolverOptions::Clock::now()).count();
+  return std::clamp(left, 0.0, o.time_limit_seconds);
+}
+
 class Solver {
  public:
   virtual ~Solver() = default;
   virtual std::string_view name() const = 0;
+  // Whether it runs until a time limit (the ILP) rather than to the end of
+  // its own work (the heuristic, the baselines).
+  virtual bool time_limited() const { return false; }
   virtual Solution solve(const Problem& problem, const SolverOptions& options) const = 0;
 };
 

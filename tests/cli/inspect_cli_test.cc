@@ -75,6 +75,8 @@ TEST(InspectCli, DimsAndTimeLimitsThatMakeNoSense) {
        "--time-limit: '0' is not a positive number of seconds"},
       {"compare " + kMlp + " --dim batch=64 --budgets 50% --time-limit -5",
        "--time-limit: '-5' is not a positive number of seconds"},
+      {"plan " + kMlp + " --dim batch=64 --budget 50% --search-limit 0",
+       "--search-limit: '0' is not a positive number of seconds"},
   };
   int checked = 0;
   for (const Case& c : usage) {
@@ -88,7 +90,7 @@ TEST(InspectCli, DimsAndTimeLimitsThatMakeNoSense) {
   EXPECT_NE(r.err.find("--dim nosuch: " + kMlp + " has no symbolic dim of that name (ignored)"),
             std::string::npos)
       << r.err;
-  EXPECT_EQ(checked, 4);
+  EXPECT_EQ(checked, 5);
 }
 
 // Bad input: exit 2 and exactly one line on stderr, naming the problem.

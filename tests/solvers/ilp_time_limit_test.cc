@@ -4,6 +4,7 @@
 // (valid, feasible, labelled time_limit), never a duration.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <limits>
 #include <map>
 
@@ -196,6 +197,36 @@ TEST(IlpTimeLimit, TinyLimitCountsTheCoarsening) {
   EXPECT_EQ(s.status, SolveStatus::kTimeLimit) << s.note;
   expect_valid(p, s);
   EXPECT_FALSE(s.bound_seconds.has_value());
+}
+
+// The whole search's deadline (SolverOptions::deadline) already passed: no
+// model is built, whatever the solve's own limit, and the warm start stands.
+TEST(IlpTimeLimit, APassedSearchDeadlineKeepsTheWarmStart) {
+  Problem p = mid_problem();
+  Solution greedy = GreedySolver().solve(p, {});
+  SolverOptions o;
+  o.time_limit_seconds = 60;
+  o.deadline = SolverOptions::Clock::now() - std::chrono::seconds(1);
+  o.warm_start = greedy.choice;
+  EXPECT_EQ(seconds_allowed(o), 0.0);
+  Solution s = IlpSolver().solve(p, o);
+  EXPECT_EQ(s.status, SolveStatus::kTimeLimit) << s.note;
+  EXPECT_NE(s.note.find("search's time limit was spent"), std::string::npos) << s.note;
+  EXPECT_EQ(s.choice, greedy.choice);
+  expect_valid(p, s);
+}
+
+// What is left of the search's time caps a solve's own limit, and never
+// raises it.
+TEST(IlpTimeLimit, TheSearchDeadlineCapsEachSolvesLimit) {
+  SolverOptions o;
+  o.time_limit_seconds = 2;
+  EXPECT_EQ(seconds_allowed(o), 2.0);
+  o.deadline = SolverOptions::Clock::now() + std::chrono::hours(1);
+  EXPECT_EQ(seconds_allowed(o), 2.0);
+  o.deadline = SolverOptions::Clock::now() + std::chrono::milliseconds(500);
+  EXPECT_LE(seconds_allowed(o), 0.5);
+  EXPECT_GT(seconds_allowed(o), 0.0);
 }
 
 // Few enough binaries for the exact ILP, but too many nonzeros for Cbc to
