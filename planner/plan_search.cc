@@ -13,6 +13,7 @@
 #include "planner/plan_validator.h"
 #include "planner/planning_order.h"
 #include "planner/simulator.h"
+#include "planner/solver_portfolio.h"
 #include "solvers/greedy_solver.h"
 #include "solvers/link_queue.h"
 #include "solvers/problem_builder.h"
@@ -22,25 +23,11 @@
 namespace memplan::planner {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-// Whether the search's time limit is spent (PlanRequest::deadline).
-bool spent(const PlanRequest& req) { return req.deadline && Clock::now() >= *req.deadline; }
-
-constexpr const char* kSpentNote = "the search's time limit was spent: later ILP solves skipped";
-
-void add_note(std::string& note, const std::string& more) {
-  if (note.find(more) == std::string::npos) note += (note.empty() ? "" : "; ") + more;
-}
-
-struct Attempt {
-  solvers::Solution solution;
-  ScheduleResult schedule;
-  Plan plan;
-  std::size_t rounds = 0;
-  std::optional<double> seconds;   // simulated, when the schedule fits
-  std::uint64_t model_budget = 0;  // the budget the solver saw
-};
+using detail::add_note;
+using detail::Attempt;
+using detail::kSpentNote;
+using detail::run_solver;
+using detail::spent;
 
 Plan assemble(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
               const ScheduleResult& sched, const solvers::Solution& sol,
@@ -79,9 +66,6 @@ void adopt(Attempt& best, ScheduleResult schedule, std::vector<Decision> choice,
     best.solution.status = solvers::SolveStatus::kHeuristic;
   best.solution.note += (best.solution.note.empty() ? "" : "; ") + how;
 }
-
-Attempt run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
-                   const solvers::Solver& solver, const solvers::SolverOptions& base_options);
 
 // The simulated iteration time of a schedule.
 double simulate_schedule(const ir::Graph& g, const ir::NodeCosts& costs, const ScheduleResult& s) {
@@ -306,13 +290,16 @@ Attempt solve_problem(const ir::Graph& g, const ir::NodeCosts& costs, const Plan
   return best;
 }
 
+}  // namespace
+
 // One solver, on the problem and, for the heuristic on a graph with
 // Dropouts, also on the problem whose chains do not remake them (the
 // scheduler's rebuilds of a Dropout's inputs cost time the model prices per
 // chain only): the better attempt is kept. Only up to the heuristic's
 // kAlternativesMaxCandidates: a second opinion as dear as the first.
-Attempt run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
-                   const solvers::Solver& solver, const solvers::SolverOptions& base_options) {
+Attempt detail::run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
+                           const solvers::Solver& solver,
+                           const solvers::SolverOptions& base_options) {
   solvers::ProblemOptions po;
   po.evictions = req.evictions;
   po.offload_state = req.offload_state;
@@ -345,137 +332,6 @@ Attempt run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReq
   best.plan = assemble(g, costs, req, best.schedule, best.solution, solver.name());
   return best;
 }
-
-bool fits(const Attempt& a, const PlanRequest& req) {
-  return a.plan.predicted.peak_bytes <= req.budget_bytes;
-}
-
-// `other` takes `mine`'s place where it fits and simulates faster (or
-// `mine` does not fit); the note says by how much. Returns whether it did.
-bool keep_if_faster(Attempt& mine, Attempt other, const std::string& what, const PlanRequest& req) {
-  const auto& op = other.plan.predicted;
-  const auto& mp = mine.plan.predicted;
-  if (!fits(other, req) || (fits(mine, req) && mp.iteration_seconds <= op.iteration_seconds))
-    return false;
-  const std::string how =
-      fits(mine, req) ? what + " simulated " +
-                            std::to_string((mp.iteration_seconds - op.iteration_seconds) * 1e3) +
-                            " ms faster; kept it"
-                      : what + " fitted where this one did not; kept it";
-  const std::string note = mine.solution.note;
-  other.plan.solver.solve_seconds += mine.plan.solver.solve_seconds;
-  other.solution.note = note + (note.empty() ? "" : "; ") + how;
-  mine = std::move(other);
-  return true;
-}
-
-// The heuristic's plan: the greedy's, the recompute-only greedy's, or the
-// swap-only or recompute-only pipeline's, whichever fits and simulates
-// fastest. The recompute-only greedy's own tightening rounds can fit at a
-// model budget the mixed runs never reach (resnet50 h100 30 %: 50.59 %
-// against 53.36 %); the pipelines with one way off the device make a
-// mixed plan never worse than either alone (at 20 % the swap-only plan fit
-// bert_base where the mixed one did not, and beat it by 1.7-5.4 pt on
-// GPT-2 medium and large and BERT-large: docs/BENCHMARKS.md, issue 15).
-// On graphs of up to kAlternativesMaxCandidates tensors (more than the
-// candidates: the problem is built inside run_solver), as its other variants.
-Attempt run_heuristic(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
-                      const solvers::SolverOptions& so) {
-  Attempt h = run_solver(g, costs, req, *solvers::make_solver("greedy"), so);
-  if (!req.evictions.permits_both() ||
-      g.tensors().size() > solvers::GreedySolver::kAlternativesMaxCandidates)
-    return h;
-  solvers::SolverOptions ro = so;
-  ro.warm_start.clear();
-  Attempt r = run_solver(g, costs, req, *solvers::make_solver("recompute-greedy"), ro);
-  r.plan.solver.name = "greedy";
-  keep_if_faster(h, std::move(r), "the recompute-only run", req);
-  // As `--allow swap` and `--allow recompute` run it, rescues included.
-  if (!req.one_way_plans) return h;
-  for (const solvers::Evictions only :
-       {solvers::Evictions::swap_only(), solvers::Evictions::recompute_only()}) {
-    PlanRequest one = req;
-    one.evictions = only;
-    Attempt a = run_solver(g, costs, one, *solvers::make_solver("greedy"), ro);
-    keep_if_faster(h, std::move(a), only.swap ? "the swap-only plan" : "the recompute-only plan",
-                   req);
-  }
-  return h;
-}
-
-// The ILP is exact for its model only, and its budget-tightening rounds are
-// its own: the heuristic's final plan (its own rounds) and the
-// recompute-only ILP's, which the model may price better than its swaps,
-// are candidate plans too, and the fastest that fits is handed out. Its
-// status is then `feasible`; the bound stays the full ILP's (a bound on the
-// model). Returns the name of the solver whose plan it is.
-std::string keep_the_fastest_plan(const ir::Graph& g, const ir::NodeCosts& costs,
-                                  const PlanRequest& req, const solvers::SolverOptions& so,
-                                  Attempt& ilp, std::vector<std::string> others) {
-  const std::optional<double> bound = ilp.plan.solver.bound_seconds;
-  const std::string status = ilp.plan.solver.status;
-  std::string used = "ilp";
-  solvers::SolverOptions oo = so;
-  oo.warm_start.clear();
-  // The full limit for each: with less, the recompute-only ILP stopped short
-  // of the plan `compare`'s own recompute-ilp run found (gpt2_medium h100 50 %).
-  for (const std::string& name : others) {
-    if (name == "recompute-ilp" && !req.evictions.permits_both()) continue;
-    if (name != "greedy" && spent(req)) {
-      add_note(ilp.solution.note, kSpentNote);
-      continue;
-    }
-    Attempt a = name == "greedy" ? run_heuristic(g, costs, req, oo)
-                                 : run_solver(g, costs, req, *solvers::make_solver(name), oo);
-    if (keep_if_faster(ilp, std::move(a), "the " + name + " plan", req)) used = name;
-  }
-  ilp.plan.solver.bound_seconds = bound;
-  ilp.plan.solver.status =
-      used == "ilp" ? status : std::string(to_string(solvers::SolveStatus::kFeasible));
-  return used;
-}
-
-// auto: the heuristic, then the ILP warm-started from it, then the
-// recompute-only ILP; the plan that simulates fastest wins.
-Attempt run_auto(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
-                 const solvers::SolverOptions& so, std::string& used) {
-  Attempt h = run_heuristic(g, costs, req, so);
-  used = "greedy";
-  if (spent(req)) {
-    add_note(h.solution.note, kSpentNote);
-    return h;
-  }
-  solvers::ProblemOptions po;
-  po.evictions = req.evictions;
-  po.offload_state = req.offload_state;
-  const solvers::Problem p = solvers::build_problem(g, costs, req.budget_bytes, po);
-  solvers::SolverOptions io = so;
-  io.warm_start.assign(p.candidates.size(), Decision::kKeep);
-  for (std::size_t i = 0; i < p.candidates.size(); ++i)
-    io.warm_start[i] = h.plan.decisions[p.candidates[i].tensor];
-  Attempt x = run_solver(g, costs, req, *solvers::make_solver("ilp"), io);
-  used = "ilp";
-  if (!fits(x, req) ||
-      (fits(h, req) && h.plan.predicted.iteration_seconds <= x.plan.predicted.iteration_seconds)) {
-    x = std::move(h);
-    used = "greedy";
-  }
-  if (req.evictions.permits_both() && spent(req)) {
-    add_note(x.solution.note, kSpentNote);
-  } else if (req.evictions.permits_both()) {
-    // The full limit, as `compare`'s own recompute-ilp run gets.
-    Attempt r = run_solver(g, costs, req, *solvers::make_solver("recompute-ilp"), so);
-    if (keep_if_faster(x, std::move(r), "the recompute-ilp plan", req)) {
-      used = "recompute-ilp";
-      // Optimal, if so, for the restricted model only.
-      x.plan.solver.status = to_string(solvers::SolveStatus::kFeasible);
-      x.plan.solver.bound_seconds.reset();
-    }
-  }
-  return x;
-}
-
-}  // namespace
 
 std::vector<Decision> decisions_by_tensor(const ir::Graph& g, const solvers::Problem& problem,
                                           const std::vector<Decision>& choice) {
@@ -516,6 +372,10 @@ PlanOutcome search_plan(const ir::Graph& graph, const ir::NodeCosts& graph_costs
 }
 
 namespace {
+
+using detail::keep_the_fastest_plan;
+using detail::run_auto;
+using detail::run_heuristic;
 
 PlanOutcome search_order(const ir::Graph& graph, const ir::NodeCosts& graph_costs,
                          const PlanningGraph& pg, const PlanRequest& req) {
