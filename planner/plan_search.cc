@@ -161,6 +161,7 @@ Attempt solve_at(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReque
   Attempt a;
   a.model_budget = model_budget;
   a.solution = solver.solve(problem, options);
+  if (req.solve_seconds_sum != nullptr) *req.solve_seconds_sum += a.solution.solve_seconds;
   a.schedule = schedule_for(g, costs, decisions_by_tensor(g, problem, a.solution.choice),
                             req.budget_bytes, a.solution.prefetch_window);
   if (a.schedule.fits) a.seconds = sim(a.solution.choice);

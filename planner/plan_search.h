@@ -43,6 +43,9 @@ struct PlanRequest {
   int threads = 1;
   bool progress = false;
   volatile bool* interrupted = nullptr;
+  // Where set, every solve adds its solve_seconds here: all rounds, problem
+  // variants and second opinions, layout replans included (--timings).
+  double* solve_seconds_sum = nullptr;
   std::string model_path;
   std::string model_sha256;
   int max_rounds = 10;  // model-budget tightening rounds

@@ -70,5 +70,25 @@ TEST(SearchLimit, ADistantDeadlineChangesNothing) {
   EXPECT_EQ(free.plan.predicted.iteration_seconds, limited.plan.predicted.iteration_seconds);
 }
 
+// PlanRequest::solve_seconds_sum counts every solve, so it is never less
+// than what the plan handed out says its own solves took.
+TEST(SearchLimit, TheSolveSumCoversThePlansOwnSolves) {
+  const Mlp m = mlp();
+  int checked = 0;
+  for (const char* solver : {"greedy", "ilp", "auto"}) {
+    double sum = 0;
+    PlanRequest req;
+    req.budget_bytes = m.peak * 60 / 100;
+    req.solver = solver;
+    req.solve_seconds_sum = &sum;
+    const PlanOutcome out = search_plan(m.f.graph, m.f.costs, req);
+    ASSERT_TRUE(out.fits) << solver;
+    EXPECT_GT(sum, 0.0) << solver;
+    EXPECT_GE(sum + 1e-9, out.plan.solver.solve_seconds) << solver;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 3);
+}
+
 }  // namespace
 }  // namespace memplan::planner
