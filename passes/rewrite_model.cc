@@ -93,6 +93,7 @@ class Rewriter {
         anchor_order_(anchors_.usable() ? options.anchor_order : AnchorOrder::kNone),
         min_anchored_bytes_(options.min_anchored_bytes) {
     for (ir::TensorId t = 0; t < graph.tensors().size(); ++t) current_[t] = graph.tensor(t).name;
+    mark_constants();
     // Loader-made names of unnamed nodes are taken too, so that a clone's
     // name never equals another node's name as memplan reports it.
     for (const auto& n : graph.nodes()) node_names_.reserve(n.name);
@@ -219,8 +220,16 @@ class Rewriter {
   // static, and the anchor with them (a SwapIn of an accumulation buffer
   // anchored on a bias gradient's Shape ran early on gpt_tiny).
   void note_anchor(const onnx::NodeProto& node) {
-    for (const auto& o : node.output())
-      if (!o.empty()) since_safe_anchor_.insert(o);
+    // Only a node that runs after the latest safe anchor (it reads what
+    // did, or was anchored on it) orders its readers after it too. A node
+    // that merely comes later in the list does not: ORT ran bert_base's
+    // weight-gradient products at the end of the backward while the next
+    // node of the gradient chain, reading a Sum made after the last
+    // accumulator, counted as ordered after that accumulator.
+    const bool ordered = last_safe_anchor_.empty() || ordered_after_safe_anchor(node);
+    if (ordered)
+      for (const auto& o : node.output())
+        if (!o.empty()) since_safe_anchor_.insert(o);
     const std::string& op = node.op_type();
     if (node.output_size() == 0 || node.output(0).empty() || op == "Identity" || op == "Shape" ||
         op == "Size")
@@ -228,13 +237,32 @@ class Rewriter {
     auto t = original_of(node.output(0));
     if (!t) return;
     const ir::Tensor& tensor = graph_.tensor(*t);
-    if (tensor.shape_known && OrderAnchor::can_anchor_on(tensor.elem_type, tensor.shape.size())) {
+    if (tensor.shape_known && !constant_[*t] &&
+        OrderAnchor::can_anchor_on(tensor.elem_type, tensor.shape.size())) {
       last_anchor_ = node.output(0);
-      if (!fusion_head(node.op_type())) {
+      // A node ORT may run before the safe anchor cannot take its place:
+      // the nodes anchored on it would no longer wait for the one before.
+      if (!fusion_head(node.op_type()) && ordered) {
         last_safe_anchor_ = node.output(0);
         since_safe_anchor_.clear();
         since_safe_anchor_.insert(node.output().begin(), node.output().end());
       }
+    }
+  }
+
+  // A tensor made from initializers alone is folded to a constant by ORT
+  // from BASIC on, and an anchor on it with it: swin_tiny's relative
+  // position index, issued first, became the anchor every forward node
+  // waited for, and ORT ran them before it. The graph's nodes are in
+  // topological order.
+  void mark_constants() {
+    constant_.assign(graph_.tensors().size(), false);
+    for (ir::TensorId t = 0; t < graph_.tensors().size(); ++t)
+      constant_[t] = graph_.tensor(t).is_initializer;
+    for (const ir::Node& n : graph_.nodes()) {
+      const bool folded = std::all_of(n.inputs.begin(), n.inputs.end(),
+                                      [this](ir::TensorId t) { return constant_[t]; });
+      for (ir::TensorId t : n.outputs) constant_[t] = folded;
     }
   }
 
@@ -294,7 +322,8 @@ class Rewriter {
       const int kind = tensor.is_initializer ? 0 : tensor.is_graph_input ? 1 : 2;
       if (kind < 2 && !remake) continue;
       if (!remake && tensor.producer != ir::kNoNode &&
-          fusion_head(graph_.node(tensor.producer).op_type))
+          (fusion_head(graph_.node(tensor.producer).op_type) ||
+           folded_into_reader(graph_.node(tensor.producer).op_type)))
         continue;
       const std::pair<int, std::uint64_t> key{kind, tensor.bytes};
       if (best < 0 || key > best_key) {
@@ -313,6 +342,7 @@ class Rewriter {
     const int i = anchor_slot(node, remake);
     if (i < 0 || (!remake && bytes_of(node.input(i)) < min_anchored_bytes_)) return;
     read_through_anchor(node, i, after);
+    if (after == last_safe_anchor_) since_safe_anchor_.insert(node.input(i));
     ++ordered_;
   }
 
@@ -457,6 +487,7 @@ class Rewriter {
   // the latest output of an op no fusion starts from, and what was made since.
   std::string last_safe_anchor_;
   std::unordered_set<std::string> since_safe_anchor_;
+  std::vector<bool> constant_;   // by TensorId: made from initializers alone
   std::size_t ordered_ = 0;      // nodes anchored for order (the fusion guards aside)
   bool uses_ms_domain_ = false;  // a dropout was remade from its mask
   PlanSummary summary_;          // step counts only

@@ -246,6 +246,81 @@ TEST(RewriteModel, TheWholeOrderWaitsWhereNoInputOrdersIt) {
   EXPECT_EQ(shape_inference_problem(all), "");
 }
 
+// The anchor a plain node waits for is passed on only along edges ORT must
+// follow. `sink = Sigmoid(b)` is a graph output nothing reads, as a weight
+// gradient's accumulator is; `t = Sum(a, a)`, listed after it, does not read
+// it and so may run before it; `u = Max(t, b)` must therefore wait for sink
+// itself (bert_base: ORT ran every weight-gradient product at the end of the
+// backward while the gradient chain's nodes counted as ordered after them).
+// A value made from initializers alone (`k = Abs(c)`, issued first), which
+// ORT folds, is never an anchor: `relu0` would wait for it (swin_tiny).
+TEST(RewriteModel, OnlyWhatRunsAfterTheAnchorPassesItsOrderOn) {
+  test::ModelBuilder b;
+  b.input("x", {std::int64_t{2}, std::int64_t{4}});
+  b.input("w", {std::int64_t{4}, std::int64_t{4}});
+  b.int64_constant("c", {2, 4});
+  b.node("Abs", {"c"}, {"k"}, "fold");
+  b.node("Exp", {"x"}, {"e"}, "exp");
+  b.node("Relu", {"e"}, {"r"}, "relu0");
+  b.node("MatMul", {"r", "w"}, {"a"}, "mm");
+  b.node("Reshape", {"a", "k"}, {"a2"}, "reshape");
+  b.node("Relu", {"a2"}, {"b"}, "relu");
+  b.node("Sigmoid", {"b"}, {"sink"}, "sink");
+  b.node("Sum", {"a", "a"}, {"t"}, "t");
+  b.node("Max", {"t", "b"}, {"u"}, "u");
+  test::set_int_attr(b.node("ReduceSum", {"u"}, {"loss"}, "sum"), "keepdims", 0);
+  b.output("loss", {}, 1, /*with_shape=*/true);
+  b.output("sink", {std::int64_t{2}, std::int64_t{4}}, 1, /*with_shape=*/true);
+  Loaded m = load(b.proto());
+  planner::Plan plan = plan_for(m.graph, steps(m.graph, {{"compute", "fold"},
+                                                         {"compute", "exp"},
+                                                         {"compute", "relu0"},
+                                                         {"free", "e"},
+                                                         {"compute", "mm"},
+                                                         {"free", "r"},
+                                                         {"compute", "reshape"},
+                                                         {"free", "k"},
+                                                         {"compute", "relu"},
+                                                         {"free", "a2"},
+                                                         {"compute", "sink"},
+                                                         {"compute", "t"},
+                                                         {"free", "a"},
+                                                         {"compute", "u"},
+                                                         {"free", "t"},
+                                                         {"free", "b"},
+                                                         {"compute", "sum"},
+                                                         {"free", "u"}}));
+  RewriteOptions whole;
+  whole.anchor_order = AnchorOrder::kAll;
+  whole.min_anchored_bytes = 0;  // this graph's tensors are 32 bytes
+  onnx::ModelProto out = rewrite_model(m.proto, m.graph, plan, whole);
+  std::map<std::string, const onnx::NodeProto*> made_by;
+  for (const auto& n : out.graph().node())
+    for (const auto& o : n.output()) made_by[o] = &n;
+  // The value a node's input `slot` is read through an anchor on, or "".
+  auto anchored_on = [&](const std::string& node, int slot) -> std::string {
+    const onnx::NodeProto* reshape = made_by[node_named(out, node).input(slot)];
+    if (reshape == nullptr || reshape->op_type() != "Reshape") return "";
+    const onnx::NodeProto* concat = made_by[reshape->input(1)];
+    const onnx::NodeProto* flat = concat ? made_by[concat->input(0)] : nullptr;
+    const onnx::NodeProto* cast = flat ? made_by[flat->input(0)] : nullptr;
+    const onnx::NodeProto* slice = cast ? made_by[cast->input(0)] : nullptr;
+    return slice != nullptr && slice->op_type() == "Slice" ? slice->input(0) : "";
+  };
+  EXPECT_EQ(anchored_on("u", 1), "sink");
+  EXPECT_EQ(node_named(out, "u").input(0), "t");
+  EXPECT_EQ(node_named(out, "relu0").input(0), "e");
+  int slices = 0;
+  for (const auto& n : out.graph().node())
+    if (n.op_type() == "Slice") {
+      EXPECT_NE(n.input(0), "k") << "an anchor on a folded value";
+      ++slices;
+    }
+  EXPECT_EQ(slices, 1);
+  EXPECT_EQ(checker_problem(out), "");
+  EXPECT_EQ(shape_inference_problem(out), "");
+}
+
 TEST(RewriteModel, SwapFunctionsAreIdentityBodiesInTheirOwnDomain) {
   Loaded m = load(hand_model());
   onnx::ModelProto out =
