@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <functional>
 
 #include "planner/baseline_plan.h"
@@ -19,10 +20,12 @@
 #include "solvers/problem_builder.h"
 #include "solvers/solver_registry.h"
 #include "util/errors.h"
+#include "util/units.h"
 
 namespace memplan::planner {
 namespace {
 
+using Clock = std::chrono::steady_clock;
 using detail::add_note;
 using detail::Attempt;
 using detail::kSpentNote;
@@ -152,12 +155,29 @@ std::uint64_t follow_own_answer(const ir::Graph& g, const ir::NodeCosts& costs,
                                  req.budget_bytes, a.solution.prefetch_window));
 }
 
+// --progress: each ILP solve of the search says what it solves and how
+// much of the search's time is left, so a long run shows where it is.
+void say_solve_starts(const solvers::Solver& solver, const solvers::SolverOptions& options,
+                      std::uint64_t model_budget) {
+  std::string left;
+  if (options.deadline)
+    left = ", " +
+           std::to_string(static_cast<int>(
+               std::chrono::duration<double>(*options.deadline - Clock::now()).count())) +
+           " s of the search limit left";
+  std::fprintf(stderr, "search: %s at a model budget of %s, up to %.0f s%s\n",
+               std::string(solver.name()).c_str(), util::human_bytes(model_budget).c_str(),
+               solvers::seconds_allowed(options), left.c_str());
+}
+
 // One round: the solver at `model_budget`, its schedule at the real budget,
 // and its simulated time where that fits.
 Attempt solve_at(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
                  const solvers::Solver& solver, const solvers::SolverOptions& options,
                  const Simulator& sim, solvers::Problem& problem, std::uint64_t model_budget) {
   problem.budget_bytes = model_budget;
+  if (options.progress && solver.time_limited() && solvers::seconds_allowed(options) > 0)
+    say_solve_starts(solver, options, model_budget);
   Attempt a;
   a.model_budget = model_budget;
   a.solution = solver.solve(problem, options);

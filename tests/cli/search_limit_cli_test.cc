@@ -31,6 +31,22 @@ TEST(SearchLimitCli, PlanPastItWarnsAndStillWritesAPlan) {
   EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
 }
 
+// --progress: each ILP solve of the search says what it solves and what
+// is left of the search limit; none is said once the limit is spent.
+TEST(SearchLimitCli, ProgressNamesEachIlpSolve) {
+  auto r = run_memplan("plan " + kMlp + " --budget 60% --solver ilp --progress --outputs plan -o " +
+                       test::temp_path("search_limit_progress"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("search: ilp at a model budget of "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" s of the search limit left"), std::string::npos) << r.err;
+  auto spent = run_memplan("plan " + kMlp +
+                           " --budget 60% --solver ilp --progress --search-limit 0.000001 "
+                           "--outputs plan -o " +
+                           test::temp_path("search_limit_progress_spent"));
+  ASSERT_EQ(spent.exit_code, 0) << spent.err;
+  EXPECT_EQ(spent.err.find("search: ilp at a model budget"), std::string::npos) << spent.err;
+}
+
 TEST(SearchLimitCli, CompareRowsSayWhichSearchesItCut) {
   auto r = run_memplan("compare " + kMlp +
                        " --budgets 60% --solvers greedy,ilp --search-limit 0.000001 --json");
