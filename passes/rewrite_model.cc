@@ -322,8 +322,7 @@ class Rewriter {
       const int kind = tensor.is_initializer ? 0 : tensor.is_graph_input ? 1 : 2;
       if (kind < 2 && !remake) continue;
       if (!remake && tensor.producer != ir::kNoNode &&
-          (fusion_head(graph_.node(tensor.producer).op_type) ||
-           folded_into_reader(graph_.node(tensor.producer).op_type)))
+          fusion_head(graph_.node(tensor.producer).op_type))
         continue;
       const std::pair<int, std::uint64_t> key{kind, tensor.bytes};
       if (best < 0 || key > best_key) {
