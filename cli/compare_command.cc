@@ -59,6 +59,18 @@ void fill_row(const planner::PlanOutcome& out, nlohmann::ordered_json& row) {
   row["note"] = out.note;  // how the plan was found (rescues, model budgets), as plan's report says
 }
 
+// Rows whose search ran past --search-limit, under the table: their ILP
+// plans may be what a longer search would improve on.
+void print_cut_short(const nlohmann::ordered_json& rows) {
+  std::string cut;
+  for (const auto& r : rows)
+    if (r.value("ilp_cut_short", false))
+      cut += (cut.empty() ? "" : ", ") + r["solver"].get<std::string>() + " at " +
+             r["budget"].get<std::string>();
+  if (!cut.empty())
+    std::printf("\nran past --search-limit (later ILP solves skipped): %s\n", cut.c_str());
+}
+
 void run_compare(const CompareArgs& a) {
   ModelInputs in = load_inputs(a.model);
   print_warnings(in.warnings);
@@ -128,6 +140,7 @@ void run_compare(const CompareArgs& a) {
                 r["overhead_percent"].get<double>(),
                 util::human_seconds(r["solve_seconds"].get<double>()).c_str(), gap);
   }
+  print_cut_short(rows);
 }
 
 }  // namespace

@@ -62,5 +62,15 @@ TEST(SearchLimitCli, CompareRowsSayWhichSearchesItCut) {
             doc["rows"][0]["overhead_percent"].get<double>());
 }
 
+TEST(SearchLimitCli, CompareTableNamesTheRowsItCut) {
+  auto r = run_memplan("compare " + kMlp +
+                       " --budgets 60% --solvers greedy,ilp --search-limit 0.000001");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("ran past --search-limit (later ILP solves skipped): ilp at 60%"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("greedy at 60%"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace memplan::cli
