@@ -277,9 +277,9 @@ void run_plan(const PlanArgs& a, StageTimer& timer) {
                               ? pr.iteration_seconds / pr.baseline_iteration_seconds - 1.0
                               : 0.0;
   if (out.ilp_cut_short)
-    print_warnings(
-        {"the search ran past its ILP time (--search-limit, default 5 x --time-limit): "
-         "later ILP solves were skipped, and the plan is the best found by then"});
+    print_warnings({"the search ran past its ILP time (--search-limit, default " +
+                    IlpLimits::default_search_limit() +
+                    "): later ILP solves were skipped, and the plan is the best found by then"});
   if (!out.fits) throw unmet_budget(a, g, in.costs, req, out);
   drop_rewrite_with_initial_host(a, out.plan, outputs);
 

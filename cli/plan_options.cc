@@ -94,6 +94,10 @@ CLI::Validator positive_seconds() {
       "SECONDS>0");
 }
 
+std::string IlpLimits::default_search_limit() {
+  return std::to_string(static_cast<int>(kSearchLimitPerTimeLimit)) + " x --time-limit";
+}
+
 void IlpLimits::add_to(CLI::App& cmd, std::string_view what_solves) {
   cmd.add_option("--time-limit", time_limit,
                  "ILP time limit per solve, seconds; " + std::string(what_solves) +
@@ -101,10 +105,12 @@ void IlpLimits::add_to(CLI::App& cmd, std::string_view what_solves) {
                      "--search-limit bounds them together")
       ->capture_default_str()
       ->check(positive_seconds());
-  cmd.add_option("--search-limit", search_limit,
-                 "Seconds for all of a search's ILP solves together (default: 5 x --time-limit); "
-                 "no ILP solve starts after it and the last gets what is left. The heuristic's "
-                 "work is not cut short: its plan stands when the ILP's time runs out")
+  cmd.add_option(
+         "--search-limit", search_limit,
+         "Seconds for all of a search's ILP solves together (default: " + default_search_limit() +
+             "); no ILP solve starts after it and the last gets what is left. The "
+             "heuristic's work is not cut short: its plan stands when the ILP's time "
+             "runs out")
       ->check(positive_seconds());
 }
 

@@ -23,6 +23,8 @@ struct IlpLimits {
   static constexpr double kSearchLimitPerTimeLimit = 5;
   double time_limit = 60;
   std::optional<double> search_limit;
+  // "5 x --time-limit", for help and messages.
+  static std::string default_search_limit();
   void add_to(CLI::App& cmd, std::string_view what_solves);
   // PlanRequest::deadline for a search that starts now.
   std::chrono::steady_clock::time_point deadline_from_now() const;

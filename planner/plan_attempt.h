@@ -38,9 +38,14 @@ inline bool spent(const PlanRequest& req) {
 inline constexpr const char* kSpentNote =
     "the search's time limit was spent: later ILP solves skipped";
 
-// Appends `more` to `note` ("; " between), once.
-inline void add_note(std::string& note, const std::string& more) {
-  if (note.find(more) == std::string::npos) note += (note.empty() ? "" : "; ") + more;
+// Appends `more` to a solver's or plan's note, "; " between.
+inline void append_note(std::string& note, const std::string& more) {
+  note += (note.empty() ? "" : "; ") + more;
+}
+
+// The same, unless the note says it already.
+inline void append_note_once(std::string& note, const std::string& more) {
+  if (note.find(more) == std::string::npos) append_note(note, more);
 }
 
 }  // namespace memplan::planner::detail

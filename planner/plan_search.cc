@@ -26,7 +26,8 @@ namespace memplan::planner {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using detail::add_note;
+using detail::append_note;
+using detail::append_note_once;
 using detail::Attempt;
 using detail::kSpentNote;
 using detail::run_solver;
@@ -67,7 +68,7 @@ void adopt(Attempt& best, ScheduleResult schedule, std::vector<Decision> choice,
   best.solution.objective_seconds = objective;  // the model's, for the plan handed out
   if (best.solution.status == solvers::SolveStatus::kInfeasible)
     best.solution.status = solvers::SolveStatus::kHeuristic;
-  best.solution.note += (best.solution.note.empty() ? "" : "; ") + how;
+  append_note(best.solution.note, how);
 }
 
 // The simulated iteration time of a schedule.
@@ -207,9 +208,8 @@ void explore_tighter(const ir::Graph& g, const ir::NodeCosts& costs, const PlanR
         solve_at(g, costs, req, solver, options, sim, problem, req.budget_bytes / 100 * percent);
     if (!a.seconds || *a.seconds >= *best.seconds) continue;
     a.rounds = best.rounds + 1;
-    a.solution.note += std::string(a.solution.note.empty() ? "" : "; ") + "model budget " +
-                       std::to_string(percent) +
-                       " % of the budget (the model mispriced the first fit)";
+    append_note(a.solution.note, "model budget " + std::to_string(percent) +
+                                     " % of the budget (the model mispriced the first fit)");
     best = std::move(a);
   }
 }
@@ -254,7 +254,7 @@ Attempt tightening_rounds(const ir::Graph& g, const ir::NodeCosts& costs, const 
     model_budget = *next;
     if (req.interrupted != nullptr && *req.interrupted) break;
     if (solver.time_limited() && spent(req)) {
-      add_note(best.solution.note, kSpentNote);
+      append_note_once(best.solution.note, kSpentNote);
       break;
     }
   }
@@ -306,7 +306,7 @@ Attempt solve_problem(const ir::Graph& g, const ir::NodeCosts& costs, const Plan
     Attempt a = tightening_rounds(g, costs, req, solver, base_options, variant);
     if (!better_attempt(a, best)) continue;
     best = std::move(a);
-    best.solution.note += std::string(best.solution.note.empty() ? "" : "; ") + how;
+    append_note(best.solution.note, how);
   }
   return best;
 }
@@ -336,8 +336,7 @@ Attempt detail::run_solver(const ir::Graph& g, const ir::NodeCosts& costs, const
       Attempt a = solve_problem(g, costs, req, solver, base_options, plain);
       if (better_attempt(a, best)) {
         best = std::move(a);
-        best.solution.note += std::string(best.solution.note.empty() ? "" : "; ") +
-                              "chains that remake a Dropout left out";
+        append_note(best.solution.note, "chains that remake a Dropout left out");
         problem = std::move(plain);
       }
     }
@@ -447,9 +446,9 @@ PlanOutcome search_order(const ir::Graph& graph, const ir::NodeCosts& graph_cost
   }
   out.plan = to_original(pg, std::move(out.plan), graph, graph_costs);
   if (pg.hoisted > 0)
-    out.note += (out.note.empty() ? "" : "; ") + std::to_string(pg.hoisted) +
-                " nodes issued earlier than the graph's order (shape reads, weight-gradient "
-                "products, accumulators)";
+    append_note(out.note, std::to_string(pg.hoisted) +
+                              " nodes issued earlier than the graph's order (shape reads, "
+                              "weight-gradient products, accumulators)");
   out.fits = out.plan.predicted.peak_bytes <= req.budget_bytes;
   out.ilp_cut_short =
       spent(req) && (req.solver == "auto" ||
@@ -472,10 +471,10 @@ PlanOutcome search_with_state_on_host(const ir::Graph& graph, const ir::NodeCost
   if (!on_host.fits && on_host.plan.predicted.peak_bytes >= out.plan.predicted.peak_bytes)
     return out;
   on_host.plan.solver.solve_seconds += out.plan.solver.solve_seconds;
-  on_host.note += std::string(on_host.note.empty() ? "" : "; ") +
-                  "training state kept on the host between iterations (initial_host): the plan "
-                  "without it " +
-                  (on_host.fits ? "did not fit" : "reached a higher peak");
+  append_note(on_host.note,
+              std::string("training state kept on the host between iterations (initial_host): "
+                          "the plan without it ") +
+                  (on_host.fits ? "did not fit" : "reached a higher peak"));
   return on_host;
 }
 

@@ -23,9 +23,9 @@ bool keep_if_faster(Attempt& mine, Attempt other, const std::string& what, const
                             std::to_string((mp.iteration_seconds - op.iteration_seconds) * 1e3) +
                             " ms faster; kept it"
                       : what + " fitted where this one did not; kept it";
-  const std::string note = mine.solution.note;
   other.plan.solver.solve_seconds += mine.plan.solver.solve_seconds;
-  other.solution.note = note + (note.empty() ? "" : "; ") + how;
+  other.solution.note = mine.solution.note;
+  append_note(other.solution.note, how);
   mine = std::move(other);
   return true;
 }
@@ -85,7 +85,7 @@ std::string keep_the_fastest_plan(const ir::Graph& g, const ir::NodeCosts& costs
   for (const std::string& name : others) {
     if (name == "recompute-ilp" && !req.evictions.permits_both()) continue;
     if (name != "greedy" && spent(req)) {
-      add_note(ilp.solution.note, kSpentNote);
+      append_note_once(ilp.solution.note, kSpentNote);
       continue;
     }
     Attempt a = name == "greedy" ? run_heuristic(g, costs, req, oo)
@@ -105,7 +105,7 @@ Attempt run_auto(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReque
   Attempt h = run_heuristic(g, costs, req, so);
   used = "greedy";
   if (spent(req)) {
-    add_note(h.solution.note, kSpentNote);
+    append_note_once(h.solution.note, kSpentNote);
     return h;
   }
   solvers::ProblemOptions po;
@@ -124,7 +124,7 @@ Attempt run_auto(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReque
     used = "greedy";
   }
   if (req.evictions.permits_both() && spent(req)) {
-    add_note(x.solution.note, kSpentNote);
+    append_note_once(x.solution.note, kSpentNote);
   } else if (req.evictions.permits_both()) {
     // The full limit, as `compare`'s own recompute-ilp run gets.
     Attempt r = run_solver(g, costs, req, *solvers::make_solver("recompute-ilp"), so);
