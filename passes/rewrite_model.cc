@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -94,6 +95,7 @@ class Rewriter {
         min_anchored_bytes_(options.min_anchored_bytes) {
     for (ir::TensorId t = 0; t < graph.tensors().size(); ++t) current_[t] = graph.tensor(t).name;
     mark_constants();
+    mark_gemm_sums();
     // Loader-made names of unnamed nodes are taken too, so that a clone's
     // name never equals another node's name as memplan reports it.
     for (const auto& n : graph.nodes()) node_names_.reserve(n.name);
@@ -166,10 +168,40 @@ class Rewriter {
     onnx::NodeProto node = clone(n);
     guard_against_skip_layer_norm_fusion(n, node);
     if (anchor_order_ == AnchorOrder::kAll && !ordered_after_safe_anchor(node) &&
-        !folded_into_reader(node.op_type()))
+        !folded_into_reader(node.op_type()) && !in_gemm_sum_[n])
       anchor(node, false);
     *nodes_.Add() = std::move(node);
     note_anchor(nodes_[nodes_.size() - 1]);
+  }
+
+  // ORT (BASIC and up) folds a Sum of a Gemm's output and one other value
+  // into the Gemm's C (GemmSumFusion: a tied embedding's two gradients),
+  // but only where the Gemm's output has that one reader and a shape known
+  // to be 2-D. An anchored input's shape is computed, and a token's Slice is
+  // one more reader: either way the Sum stays and the gradient's last bits
+  // change (bert_tiny, gpt2_tiny). Such a Gemm, and the Transposes between
+  // it and the Sum (folded into it first: BERT's decoder), are neither
+  // anchored nor anchors; their inputs still order them.
+  void mark_gemm_sums() {
+    in_gemm_sum_.assign(graph_.nodes().size(), false);
+    for (ir::NodeId n = 0; n < graph_.nodes().size(); ++n) {
+      const ir::Node& gemm = graph_.node(n);
+      if (gemm.op_type != "Gemm" || gemm.inputs.size() != 2) continue;
+      std::vector<ir::NodeId> chain{n};
+      while (true) {
+        const ir::Node& at = graph_.node(chain.back());
+        if (at.outputs.size() != 1) break;
+        const ir::Tensor& out = graph_.tensor(at.outputs[0]);
+        if (out.is_graph_output || out.consumers.size() != 1) break;
+        const ir::Node& reader = graph_.node(out.consumers[0]);
+        if (reader.op_type == "Sum" && reader.inputs.size() == 2) {
+          for (ir::NodeId c : chain) in_gemm_sum_[c] = true;
+          break;
+        }
+        if (reader.op_type != "Transpose") break;
+        chain.push_back(out.consumers[0]);
+      }
+    }
   }
 
   // ORT (1.19, EXTENDED and ALL) fuses Add -> LayerNormalization into
@@ -237,6 +269,7 @@ class Rewriter {
     auto t = original_of(node.output(0));
     if (!t) return;
     const ir::Tensor& tensor = graph_.tensor(*t);
+    if (tensor.producer != ir::kNoNode && in_gemm_sum_[tensor.producer]) return;
     if (tensor.shape_known && !constant_[*t] &&
         OrderAnchor::can_anchor_on(tensor.elem_type, tensor.shape.size())) {
       last_anchor_ = node.output(0);
@@ -305,26 +338,39 @@ class Rewriter {
     return t ? graph_.tensor(*t).bytes : 0;
   }
 
-  // The input an anchor goes on: the largest computed one. A graph input
-  // may be a buffer the node updates in place (a gradient accumulator), and
-  // ORT and ONNX would no longer see an initializer as a constant (a Range's
+  // How much an anchor on an input made by `producer` costs ORT's fusions
+  // of the node reading it: 0, a scale (Mul, Div) that ORT folds into a
+  // MatMul's alpha only while every reader of it is a MatMul, which changes
+  // the product's last bits (swin_tiny's attention, a recomputed MatMul at
+  // EXTENDED); 1, another op a fusion starts from (a Transpose folded into
+  // the MatMul's flags); 2, none.
+  int fusion_kept(ir::NodeId producer) const {
+    if (producer == ir::kNoNode) return 2;
+    const std::string& op = graph_.node(producer).op_type;
+    if (op == "Mul" || op == "Div") return 0;
+    return fusion_head(op) ? 1 : 2;
+  }
+
+  // The input an anchor goes on: a computed one, the one whose producer's
+  // fusions it breaks least, then the largest. A graph input may be a
+  // buffer the node updates in place (a gradient accumulator), and ORT and
+  // ONNX would no longer see an initializer as a constant (a Range's
   // bounds, a shape). A remake whose inputs are all such still needs an
   // anchor, or ORT would run or fold it at the start: it takes a graph input
-  // first, then an initializer. -1 when none will do.
+  // first, then an initializer. A plain node is anchored on no input made by
+  // a fusion head. -1 when none will do.
   int anchor_slot(const onnx::NodeProto& node, bool remake) const {
     int best = -1;
-    std::pair<int, std::uint64_t> best_key{0, 0};
+    std::tuple<int, int, std::uint64_t> best_key{0, 0, 0};
     for (int i = 0; i < node.input_size(); ++i) {
       if (node.input(i).empty()) continue;
       auto t = original_of(node.input(i));
       if (!t) continue;
       const ir::Tensor& tensor = graph_.tensor(*t);
       const int kind = tensor.is_initializer ? 0 : tensor.is_graph_input ? 1 : 2;
-      if (kind < 2 && !remake) continue;
-      if (!remake && tensor.producer != ir::kNoNode &&
-          fusion_head(graph_.node(tensor.producer).op_type))
-        continue;
-      const std::pair<int, std::uint64_t> key{kind, tensor.bytes};
+      const int kept = kind == 2 ? fusion_kept(tensor.producer) : 2;
+      if (!remake && (kind < 2 || kept < 2)) continue;
+      const std::tuple<int, int, std::uint64_t> key{kind, kept, tensor.bytes};
       if (best < 0 || key > best_key) {
         best = i;
         best_key = key;
@@ -486,10 +532,11 @@ class Rewriter {
   // the latest output of an op no fusion starts from, and what was made since.
   std::string last_safe_anchor_;
   std::unordered_set<std::string> since_safe_anchor_;
-  std::vector<bool> constant_;   // by TensorId: made from initializers alone
-  std::size_t ordered_ = 0;      // nodes anchored for order (the fusion guards aside)
-  bool uses_ms_domain_ = false;  // a dropout was remade from its mask
-  PlanSummary summary_;          // step counts only
+  std::vector<bool> constant_;     // by TensorId: made from initializers alone
+  std::vector<bool> in_gemm_sum_;  // by NodeId: a Gemm ORT folds a Sum into, or between
+  std::size_t ordered_ = 0;        // nodes anchored for order (the fusion guards aside)
+  bool uses_ms_domain_ = false;    // a dropout was remade from its mask
+  PlanSummary summary_;            // step counts only
 };
 
 }  // namespace

@@ -114,6 +114,20 @@ const onnx::NodeProto& node_named(const onnx::ModelProto& m, const std::string& 
   throw std::invalid_argument("no node " + name);
 }
 
+// The value input `slot` of node `node` is read through an anchor on, or "".
+std::string anchored_on(const onnx::ModelProto& out, const std::string& node, int slot) {
+  std::map<std::string, const onnx::NodeProto*> made_by;
+  for (const auto& n : out.graph().node())
+    for (const auto& o : n.output()) made_by[o] = &n;
+  const onnx::NodeProto* reshape = made_by[node_named(out, node).input(slot)];
+  if (reshape == nullptr || reshape->op_type() != "Reshape") return "";
+  const onnx::NodeProto* concat = made_by[reshape->input(1)];
+  const onnx::NodeProto* flat = concat ? made_by[concat->input(0)] : nullptr;
+  const onnx::NodeProto* cast = flat ? made_by[flat->input(0)] : nullptr;
+  const onnx::NodeProto* slice = cast ? made_by[cast->input(0)] : nullptr;
+  return slice != nullptr && slice->op_type() == "Slice" ? slice->input(0) : "";
+}
+
 std::vector<std::string> names_in_order(const onnx::ModelProto& m) {
   std::vector<std::string> out;
   for (const auto& n : m.graph().node()) out.push_back(n.name());
@@ -294,20 +308,7 @@ TEST(RewriteModel, OnlyWhatRunsAfterTheAnchorPassesItsOrderOn) {
   whole.anchor_order = AnchorOrder::kAll;
   whole.min_anchored_bytes = 0;  // this graph's tensors are 32 bytes
   onnx::ModelProto out = rewrite_model(m.proto, m.graph, plan, whole);
-  std::map<std::string, const onnx::NodeProto*> made_by;
-  for (const auto& n : out.graph().node())
-    for (const auto& o : n.output()) made_by[o] = &n;
-  // The value a node's input `slot` is read through an anchor on, or "".
-  auto anchored_on = [&](const std::string& node, int slot) -> std::string {
-    const onnx::NodeProto* reshape = made_by[node_named(out, node).input(slot)];
-    if (reshape == nullptr || reshape->op_type() != "Reshape") return "";
-    const onnx::NodeProto* concat = made_by[reshape->input(1)];
-    const onnx::NodeProto* flat = concat ? made_by[concat->input(0)] : nullptr;
-    const onnx::NodeProto* cast = flat ? made_by[flat->input(0)] : nullptr;
-    const onnx::NodeProto* slice = cast ? made_by[cast->input(0)] : nullptr;
-    return slice != nullptr && slice->op_type() == "Slice" ? slice->input(0) : "";
-  };
-  EXPECT_TRUE(anchored_on("u", 0) == "sink" || anchored_on("u", 1) == "sink")
+  EXPECT_TRUE(anchored_on(out, "u", 0) == "sink" || anchored_on(out, "u", 1) == "sink")
       << node_named(out, "u").DebugString();
   EXPECT_EQ(node_named(out, "relu0").input(0), "e");
   int slices = 0;
@@ -319,6 +320,86 @@ TEST(RewriteModel, OnlyWhatRunsAfterTheAnchorPassesItsOrderOn) {
   EXPECT_EQ(slices, 1);
   EXPECT_EQ(checker_problem(out), "");
   EXPECT_EQ(shape_inference_problem(out), "");
+}
+
+// ORT folds a scale into a MatMul's alpha only while every reader of the
+// scaled value is a MatMul: a recomputed MatMul is anchored on its other
+// input, a Transpose's, not on the Mul's (swin_tiny at EXTENDED).
+TEST(RewriteModel, ARemadeMatMulIsNotAnchoredOnItsScale) {
+  test::ModelBuilder b;
+  b.input("x", {std::int64_t{2}, std::int64_t{2}});
+  b.input("s", {std::int64_t{1}});
+  b.node("Mul", {"x", "s"}, {"q"}, "scale");
+  b.node("Transpose", {"x"}, {"kt"}, "tr");
+  b.node("MatMul", {"q", "kt"}, {"a"}, "mm");
+  b.node("Relu", {"a"}, {"r"}, "relu");
+  b.node("Mul", {"r", "a"}, {"m"}, "late");
+  test::set_int_attr(b.node("ReduceSum", {"m"}, {"loss"}, "sum"), "keepdims", 0);
+  b.output("loss", {}, 1, /*with_shape=*/true);
+  Loaded m = load(b.proto());
+  const planner::Plan plan = plan_for(m.graph, steps(m.graph, {{"compute", "scale"},
+                                                               {"compute", "tr"},
+                                                               {"compute", "mm"},
+                                                               {"compute", "relu"},
+                                                               {"free", "a"},
+                                                               {"recompute", "mm"},
+                                                               {"free", "q"},
+                                                               {"free", "kt"},
+                                                               {"compute", "late"},
+                                                               {"free", "a"},
+                                                               {"free", "r"},
+                                                               {"compute", "sum"},
+                                                               {"free", "m"}}));
+  RewriteOptions o;
+  o.min_anchored_bytes = 0;
+  const onnx::ModelProto out = rewrite_model(m.proto, m.graph, plan, o);
+  const onnx::NodeProto& clone = node_named(out, "mm_recompute");
+  EXPECT_EQ(clone.input(0), "q") << clone.DebugString();
+  EXPECT_EQ(anchored_on(out, "mm_recompute", 1), "r") << clone.DebugString();
+  EXPECT_EQ(checker_problem(out), "");
+}
+
+// ORT folds a Sum of a Gemm's output (through a Transpose) into the Gemm's
+// C only where that is the output's one reader and its shape is known: the
+// whole-order rewrite neither anchors such a Gemm nor makes its outputs
+// anchors (BERT's and GPT-2's tied embedding gradients at BASIC).
+TEST(RewriteModel, AGemmThatORTFoldsASumIntoIsNeitherAnchoredNorAnAnchor) {
+  test::ModelBuilder b;
+  b.input("x", {std::int64_t{2}, std::int64_t{4}});
+  b.input("w", {std::int64_t{4}, std::int64_t{4}});
+  b.node("Exp", {"x"}, {"e"}, "exp");
+  b.node("Neg", {"e"}, {"n"}, "neg");
+  b.node("Gemm", {"e", "w"}, {"g"}, "gemm");
+  b.node("Transpose", {"g"}, {"t"}, "tr");
+  b.node("Transpose", {"n"}, {"t2"}, "tn");
+  b.node("Sum", {"t", "t2"}, {"s"}, "sum");
+  b.node("Transpose", {"e"}, {"te"}, "te");
+  b.node("Add", {"s", "te"}, {"f"}, "add");
+  test::set_int_attr(b.node("ReduceSum", {"f"}, {"loss"}, "loss"), "keepdims", 0);
+  b.output("loss", {}, 1, /*with_shape=*/true);
+  Loaded m = load(b.proto());
+  const planner::Plan plan = plan_for(
+      m.graph,
+      steps(m.graph,
+            {{"compute", "exp"}, {"compute", "neg"}, {"compute", "gemm"}, {"swap_out", "e"},
+             {"free", "e"},      {"compute", "tr"},  {"free", "g"},       {"swap_in", "e"},
+             {"compute", "tn"},  {"free", "n"},      {"compute", "sum"},  {"free", "t"},
+             {"free", "t2"},     {"compute", "te"},  {"free", "e"},       {"compute", "add"},
+             {"free", "s"},      {"free", "te"},     {"compute", "loss"}, {"free", "f"}}));
+  RewriteOptions whole;
+  whole.anchor_order = AnchorOrder::kAll;
+  whole.min_anchored_bytes = 0;
+  const onnx::ModelProto out = rewrite_model(m.proto, m.graph, plan, whole);
+  EXPECT_EQ(node_named(out, "gemm").input(0), "e");
+  int slices = 0;
+  for (const auto& n : out.graph().node())
+    if (n.op_type() == "Slice") {
+      EXPECT_NE(n.input(0), "g") << "an anchor on the Gemm's output";
+      EXPECT_NE(n.input(0), "t") << "an anchor on the Transpose the Gemm folds";
+      ++slices;
+    }
+  EXPECT_GE(slices, 1);  // the SwapIn still waits for something
+  EXPECT_EQ(checker_problem(out), "");
 }
 
 TEST(RewriteModel, SwapFunctionsAreIdentityBodiesInTheirOwnDomain) {
