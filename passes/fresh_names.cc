@@ -31,23 +31,32 @@ void collect_nodes(const onnx::GraphProto& g, std::unordered_set<std::string>& o
 
 FreshNames FreshNames::values_of(const onnx::GraphProto& graph) {
   FreshNames names;
+  // Sized once for the graph and what a rewrite adds to it: no rehash on
+  // the way (synth100k: 300k names).
+  names.taken_.reserve(2 * static_cast<std::size_t>(graph.node_size() + graph.initializer_size() +
+                                                    graph.input_size()));
   collect_values(graph, names.taken_);
   return names;
 }
 
 FreshNames FreshNames::nodes_of(const onnx::GraphProto& graph) {
   FreshNames names;
+  names.taken_.reserve(2 * static_cast<std::size_t>(graph.node_size()));
   collect_nodes(graph, names.taken_);
   return names;
 }
 
 std::string FreshNames::take(std::string_view base, std::string_view suffix) {
-  std::string stem = std::string(base) + std::string(suffix);
+  std::string stem;
+  stem.reserve(base.size() + suffix.size());
+  stem.append(base).append(suffix);
+  // Most stems are new (one per rewritten tensor or node): one probe, and
+  // no entry in next_ (synth100k: take() was 29 % of the rewrite).
+  if (taken_.insert(stem).second) return stem;
   // Numbered from 2, as ONNX Runtime numbers its own `_recompute` clones.
-  auto [next, first] = next_.try_emplace(stem, 2);
-  std::string name = first ? stem : stem + "_" + std::to_string(next->second++);
-  while (taken_.count(name) != 0) name = stem + "_" + std::to_string(next->second++);
-  taken_.insert(name);
+  int& next = next_.try_emplace(stem, 2).first->second;
+  std::string name = stem + "_" + std::to_string(next++);
+  while (!taken_.insert(name).second) name = stem + "_" + std::to_string(next++);
   return name;
 }
 

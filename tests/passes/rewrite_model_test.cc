@@ -138,6 +138,13 @@ std::vector<std::string> io(const google::protobuf::RepeatedPtrField<std::string
   return {list.begin(), list.end()};
 }
 
+std::vector<std::string> io_names(
+    const google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>& list) {
+  std::vector<std::string> out;
+  for (const auto& v : list) out.push_back(v.name());
+  return out;
+}
+
 // Without order anchors, to read the plan's own nodes; the anchors have
 // their own tests below.
 RewriteOptions unanchored() {
@@ -444,6 +451,31 @@ TEST(RewriteModel, SummaryGoesInMetadataBesideWhatWasThere) {
   onnx::ModelProto plain = rewrite_model(m.proto, m.graph, plan, {});
   EXPECT_EQ(read_summary(plain, "x")->plan_sha256, plan_file_sha256(m.graph, plan));
   EXPECT_FALSE(read_summary(m.proto, "x"));
+}
+
+// The rewrite builds the model anew but for its nodes: every other field
+// comes across, fields this ONNX does not know (a newer model's) too.
+TEST(RewriteModel, EverythingButTheNodesComesAcross) {
+  Loaded m = load(hand_model());
+  m.proto.set_doc_string("model doc");
+  m.proto.set_producer_name("exporter");
+  m.proto.mutable_graph()->set_doc_string("graph doc");
+  m.proto.mutable_unknown_fields()->AddVarint(99, 7);
+  m.proto.mutable_graph()->mutable_unknown_fields()->AddVarint(98, 5);
+  const onnx::ModelProto out =
+      rewrite_model(m.proto, m.graph, plan_for(m.graph, swap_and_recompute(m.graph)), {});
+  EXPECT_EQ(out.doc_string(), "model doc");
+  EXPECT_EQ(out.producer_name(), "exporter");
+  EXPECT_EQ(out.ir_version(), m.proto.ir_version());
+  EXPECT_EQ(out.graph().name(), m.proto.graph().name());
+  EXPECT_EQ(out.graph().doc_string(), "graph doc");
+  EXPECT_EQ(io_names(out.graph().input()), io_names(m.proto.graph().input()));
+  EXPECT_EQ(io_names(out.graph().output()), io_names(m.proto.graph().output()));
+  ASSERT_EQ(out.unknown_fields().field_count(), 1);
+  EXPECT_EQ(out.unknown_fields().field(0).number(), 99);
+  ASSERT_EQ(out.graph().unknown_fields().field_count(), 1);
+  EXPECT_EQ(out.graph().unknown_fields().field(0).varint(), 5u);
+  EXPECT_GT(out.graph().node_size(), m.proto.graph().node_size());
 }
 
 TEST(RewriteModel, SameInputsGiveTheSameBytes) {
