@@ -294,7 +294,10 @@ class GreedyRun {
   // Drop the dearest choice, refill from cheaper candidates; kept only if
   // the objective drops.
   void exchange() {
-    for (int round = 0; round < config_.exchange_rounds; ++round) {
+    const int patience = n_ > GreedySolver::kAlternativesMaxCandidates
+                             ? GreedySolver::kLargeExchangePatience
+                             : config_.exchange_rounds;
+    for (int round = 0, idle = 0; round < config_.exchange_rounds && idle < patience; ++round) {
       if (options_.interrupted != nullptr && *options_.interrupted) break;
       std::size_t worst_i = n_;
       double worst_c = 0;
@@ -309,8 +312,13 @@ class GreedyRun {
       const std::vector<Decision> saved = st_.choice();
       const double before = st_.objective();
       ratio_[worst_i] = -1;  // tried once
-      if (!move_and_refill(worst_i, Decision::kKeep, worst_c) || st_.objective() >= before - 1e-15)
+      if (!move_and_refill(worst_i, Decision::kKeep, worst_c) ||
+          st_.objective() >= before - 1e-15) {
         restore(saved);
+        ++idle;
+      } else {
+        idle = 0;
+      }
     }
   }
 
