@@ -1,6 +1,7 @@
 #include "passes/rewrite_model.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -157,7 +158,8 @@ class Rewriter {
     drop_unread_optional_outputs();
   }
 
-  onnx::ModelProto finish(const RewriteOptions& options, const std::string& plan_sha256) {
+  onnx::ModelProto finish(const RewriteOptions& options,
+                          const std::function<std::string()>& plan_sha256) {
     onnx::ModelProto out = copy_without_nodes(original_);
     auto* g = out.mutable_graph();
     g->mutable_node()->Swap(&nodes_);
@@ -166,7 +168,7 @@ class Rewriter {
     if (summary_.swap_ins > 0) define_swap_function(out, kSwapInOp);
     if (uses_ms_domain_) import_domain(out, kMsDomain, 1);
     anchors_.add_initializers(*g);
-    PlanSummary summary = summarize_plan(plan_, plan_sha256);
+    PlanSummary summary = summarize_plan(plan_, plan_sha256());
     summary.swap_outs = summary_.swap_outs;
     summary.swap_ins = summary_.swap_ins;
     summary.recomputes = summary_.recomputes;
@@ -574,8 +576,11 @@ onnx::ModelProto rewrite_model(const onnx::ModelProto& original, const ir::Graph
   check_plan_matches(graph, plan, options);
   Rewriter rewriter(original, graph, plan, options);
   rewriter.run();
-  return rewriter.finish(
-      options, options.plan_sha256.empty() ? plan_file_sha256(graph, plan) : options.plan_sha256);
+  const auto plan_sha256 = [&] {
+    if (!options.plan_sha256.empty()) return options.plan_sha256;
+    return options.plan_sha256_later ? options.plan_sha256_later() : plan_file_sha256(graph, plan);
+  };
+  return rewriter.finish(options, plan_sha256);
 }
 
 }  // namespace memplan::passes

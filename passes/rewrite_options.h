@@ -1,6 +1,7 @@
 #pragma once
 // What rewrite_model() may be told besides the model, the graph and the plan.
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace memplan::passes {
@@ -18,6 +19,10 @@ struct RewriteOptions {
   // sha256 of the plan as write_plan_file() writes it, which is the same
   // thing for a plan memplan wrote.
   std::string plan_sha256;
+  // Where plan_sha256 is empty and the plan file is being written beside
+  // the rewrite (memplan plan): asked for its sha256 only when the summary
+  // is written, at the end, so that the two overlap.
+  std::function<std::string()> plan_sha256_later;
   // sha256 of the model file's bytes. When set, a plan whose model.sha256
   // differs is rejected: it was made for another model.
   std::string model_sha256;
