@@ -174,7 +174,12 @@ PlanningGraph planning_graph(const ir::Graph& g, const ir::NodeCosts& costs) {
   const std::vector<ir::NodeId>& order = issuer.order();
   PlanningGraph pg;
   pg.hoisted = issuer.hoisted();
-  pg.graph = pg.hoisted == 0 ? g : ir::reorder_nodes(g, order);
+  // Not `hoisted == 0 ? g : reorder_nodes(...)`: that conditional is a const
+  // prvalue, which copy-assigns the reordered graph (synth100k: 0.13 s).
+  if (pg.hoisted == 0)
+    pg.graph = g;
+  else
+    pg.graph = ir::reorder_nodes(g, order);
   pg.original = order;
   // A shape read hoisted into the forward ends its tensor's forward life
   // there, and opens its backward window.
