@@ -17,7 +17,9 @@
 #include "passes/node_clone.h"
 #include "passes/node_matching.h"
 #include "passes/order_anchor.h"
+#include "passes/ort_fusions.h"
 #include "passes/plan_summary.h"
+#include "passes/swap_fold.h"
 #include "passes/swap_functions.h"
 #include "planner/residency.h"
 #include "util/errors.h"
@@ -117,12 +119,13 @@ class Rewriter {
         residency_(graph, plan),
         current_(graph.tensors().size()),
         host_(graph.tensors().size()),
+        folded_(graph.tensors().size()),
         anchors_(values_, node_names_, default_opset_version(original)),
         anchor_order_(anchors_.usable() ? options.anchor_order : AnchorOrder::kNone),
         min_anchored_bytes_(options.min_anchored_bytes) {
     for (ir::TensorId t = 0; t < graph.tensors().size(); ++t) current_[t] = graph.tensor(t).name;
     mark_constants();
-    mark_gemm_sums();
+    in_gemm_sum_ = gemm_sum_nodes(graph_);
     // Loader-made names of unnamed nodes are taken too, so that a clone's
     // name never equals another node's name as memplan reports it.
     for (const auto& n : graph.nodes()) node_names_.reserve(n.name);
@@ -200,36 +203,6 @@ class Rewriter {
       anchor(node, false);
     *nodes_.Add() = std::move(node);
     note_anchor(nodes_[nodes_.size() - 1]);
-  }
-
-  // ORT (BASIC and up) folds a Sum of a Gemm's output and one other value
-  // into the Gemm's C (GemmSumFusion: a tied embedding's two gradients),
-  // but only where the Gemm's output has that one reader and a shape known
-  // to be 2-D. An anchored input's shape is computed, and a token's Slice is
-  // one more reader: either way the Sum stays and the gradient's last bits
-  // change (bert_tiny, gpt2_tiny). Such a Gemm, and the Transposes between
-  // it and the Sum (folded into it first: BERT's decoder), are neither
-  // anchored nor anchors; their inputs still order them.
-  void mark_gemm_sums() {
-    in_gemm_sum_.assign(graph_.nodes().size(), false);
-    for (ir::NodeId n = 0; n < graph_.nodes().size(); ++n) {
-      const ir::Node& gemm = graph_.node(n);
-      if (gemm.op_type != "Gemm" || gemm.inputs.size() != 2) continue;
-      std::vector<ir::NodeId> chain{n};
-      while (true) {
-        const ir::Node& at = graph_.node(chain.back());
-        if (at.outputs.size() != 1) break;
-        const ir::Tensor& out = graph_.tensor(at.outputs[0]);
-        if (out.is_graph_output || out.consumers.size() != 1) break;
-        const ir::Node& reader = graph_.node(out.consumers[0]);
-        if (reader.op_type == "Sum" && reader.inputs.size() == 2) {
-          for (ir::NodeId c : chain) in_gemm_sum_[c] = true;
-          break;
-        }
-        if (reader.op_type != "Transpose") break;
-        chain.push_back(out.consumers[0]);
-      }
-    }
   }
 
   // ORT (1.19, EXTENDED and ALL) fuses Add -> LayerNormalization into
@@ -329,29 +302,6 @@ class Rewriter {
     }
   }
 
-  // Ops whose output ORT fuses into its reader, or whose reader it fuses
-  // in (MatMul and its scale, Add and a normalisation or activation): with
-  // the whole order anchored, neither their outputs nor the edges out of
-  // them get an anchor, so the fusions of the original are kept.
-  static bool fusion_head(std::string_view op) {
-    for (std::string_view f : {"MatMul", "Gemm", "FusedMatMul", "Add", "Mul", "Div", "Sub",
-                               "Transpose", "Cast", "Conv", "Identity"})
-      if (op == f) return true;
-    return false;
-  }
-
-  // With the whole order anchored, these nodes get no anchor of their own:
-  // a scale, cast or layout op that ORT folds into the node reading it
-  // (MatMulScaleFusion, gpt2_tiny), and the Sum or Add that ORT folds a
-  // Gemm's output into (GemmSumFusion, gpt2_tiny's tied embedding). An
-  // anchor on their input changed the values' last bits at EXTENDED.
-  static bool folded_into_reader(std::string_view op) {
-    for (std::string_view f :
-         {"Mul", "Div", "Transpose", "Cast", "Identity", "Reshape", "Sum", "Add"})
-      if (op == f) return true;
-    return false;
-  }
-
   bool ordered_after_safe_anchor(const onnx::NodeProto& node) const {
     return std::any_of(node.input().begin(), node.input().end(),
                        [this](const std::string& in) { return since_safe_anchor_.count(in) != 0; });
@@ -366,19 +316,6 @@ class Rewriter {
   std::uint64_t bytes_of(const std::string& value) const {
     auto t = original_of(value);
     return t ? graph_.tensor(*t).bytes : 0;
-  }
-
-  // How much an anchor on an input made by `producer` costs ORT's fusions
-  // of the node reading it: 0, a scale (Mul, Div) that ORT folds into a
-  // MatMul's alpha only while every reader of it is a MatMul, which changes
-  // the product's last bits (swin_tiny's attention, a recomputed MatMul at
-  // EXTENDED); 1, another op a fusion starts from (a Transpose folded into
-  // the MatMul's flags); 2, none.
-  int fusion_kept(ir::NodeId producer) const {
-    if (producer == ir::kNoNode) return 2;
-    const std::string& op = graph_.node(producer).op_type;
-    if (op == "Mul" || op == "Div") return 0;
-    return fusion_head(op) ? 1 : 2;
   }
 
   // The input an anchor goes on: a computed one, the one whose producer's
@@ -398,7 +335,7 @@ class Rewriter {
       if (!t) continue;
       const ir::Tensor& tensor = graph_.tensor(*t);
       const int kind = tensor.is_initializer ? 0 : tensor.is_graph_input ? 1 : 2;
-      const int kept = kind == 2 ? fusion_kept(tensor.producer) : 2;
+      const int kept = kind == 2 ? fusion_kept(graph_, tensor.producer) : 2;
       if (!remake && (kind < 2 || kept < 2)) continue;
       const std::tuple<int, int, std::uint64_t> key{kind, kept, tensor.bytes};
       if (best < 0 || key > best_key) {
@@ -456,25 +393,49 @@ class Rewriter {
     ++summary_.recomputes;
   }
 
+  // A value ORT never makes is swapped as the input it is made from, where
+  // that is still resident, and made again after the reload (swap_fold.h).
   void swap_out(ir::TensorId t) {
     const std::string& name = graph_.tensor(t).name;
+    folded_[t] = swap_fold(graph_, t, constant_);
+    if (folded_[t] && !residency_.resident(folded_[t]->input)) folded_[t].reset();
+    const ir::TensorId copied = folded_[t] ? folded_[t]->input : t;
     host_[t] = values_.take(name, "_host");
-    renamed_from_.emplace(host_[t], name);
+    renamed_from_.emplace(host_[t], graph_.tensor(copied).name);
     *nodes_.Add() =
-        make_swap_node(kSwapOutOp, node_names_.take(name, "_SwapOut"), current_[t], host_[t]);
+        make_swap_node(kSwapOutOp, node_names_.take(name, "_SwapOut"), current_[copied], host_[t]);
     ++summary_.swap_outs;
   }
 
   void swap_in(ir::TensorId t) {
     const std::string& name = graph_.tensor(t).name;
-    std::string fresh = values_.take(name, "_swapin");
-    renamed_from_.emplace(fresh, name);
+    const std::optional<SwapFold>& fold = folded_[t];
+    std::string fresh = values_.take(name, fold ? "_swapin_unfolded" : "_swapin");
+    renamed_from_.emplace(fresh, graph_.tensor(fold ? fold->input : t).name);
     onnx::NodeProto node =
         make_swap_node(kSwapInOp, node_names_.take(name, "_SwapIn"), host_[t], fresh);
     anchor(node, true);
     *nodes_.Add() = std::move(node);
+    if (fold) fresh = refold(*fold, fresh, t);
     current_[t] = std::move(fresh);
     ++summary_.swap_ins;
+  }
+
+  // The op of `fold` again, on the reloaded input; returns its output's
+  // name. Not an anchor for what follows: a token's Slice would be one more
+  // reader of the scale, which ORT then no longer folds.
+  std::string refold(const SwapFold& fold, const std::string& reloaded, ir::TensorId t) {
+    const std::string& x = current_[fold.input];
+    onnx::NodeProto node = clone(fold.op);
+    for (auto& in : *node.mutable_input())
+      if (in == x) in = reloaded;
+    node.set_name(node_names_.take(graph_.node(fold.op).name, "_refold"));
+    node.set_doc_string(std::string(kRefoldDoc) + graph_.node(fold.op).name);
+    std::string out = values_.take(graph_.tensor(t).name, "_swapin");
+    renamed_from_.emplace(out, graph_.tensor(t).name);
+    node.set_output(0, out);
+    *nodes_.Add() = std::move(node);
+    return out;
   }
 
   // Names read anywhere: node inputs (subgraphs included: a superset of
@@ -522,24 +483,31 @@ class Rewriter {
     }
   }
 
-  // value_info for every new name whose original has a declared type, in
-  // node order so the bytes do not depend on hashing.
+  // value_info for every new name: the element type and rank of the value it
+  // stands for, each dim left open (their values depend on the bound dims),
+  // in node order so the bytes do not depend on hashing. ORT infers no shape
+  // through an anchor's computed Reshape, and without a rank it folds no
+  // scale into a MatMul reading a reload (MatMulScaleFusion wants the
+  // unscaled input's rank: swin_tiny). Not the original's static shape:
+  // with it ORT drops an anchor's Reshape as a no-op, and the reload with it
+  // (gpt_tiny's embedding, never run from BASIC on).
   void add_value_info(onnx::GraphProto& g) const {
-    std::unordered_map<std::string, const onnx::TypeProto*> types;
-    const auto& og = original_.graph();
-    for (const auto* list : {&og.input(), &og.value_info(), &og.output()})
-      for (const auto& v : *list)
-        if (v.has_type()) types.emplace(v.name(), &v.type());
-    for (const auto& n : nodes_)
+    std::vector<onnx::ValueInfoProto> added;
+    for (const auto& n : g.node())
       for (const auto& out : n.output()) {
         auto from = renamed_from_.find(out);
         if (from == renamed_from_.end()) continue;
-        auto type = types.find(from->second);
-        if (type == types.end()) continue;
-        auto* v = g.add_value_info();
-        v->set_name(out);
-        *v->mutable_type() = *type->second;
+        const auto t = graph_.find_tensor(from->second);
+        if (!t || !graph_.tensor(*t).shape_known || graph_.tensor(*t).elem_type == 0) continue;
+        onnx::ValueInfoProto v;
+        v.set_name(out);
+        auto* type = v.mutable_type()->mutable_tensor_type();
+        type->set_elem_type(graph_.tensor(*t).elem_type);
+        auto* shape = type->mutable_shape();
+        for (std::size_t d = 0; d < graph_.tensor(*t).shape.size(); ++d) shape->add_dim();
+        added.push_back(std::move(v));
       }
+    for (auto& v : added) *g.add_value_info() = std::move(v);
   }
 
   const onnx::ModelProto& original_;
@@ -549,8 +517,9 @@ class Rewriter {
   FreshNames values_;
   FreshNames node_names_;
   planner::Residency residency_;
-  std::vector<std::string> current_;  // by TensorId: the name its readers read now
-  std::vector<std::string> host_;     // by TensorId: its host copy's name
+  std::vector<std::string> current_;             // by TensorId: the name its readers read now
+  std::vector<std::string> host_;                // by TensorId: its host copy's name
+  std::vector<std::optional<SwapFold>> folded_;  // by TensorId: swapped as its input
   std::unordered_map<std::string, std::string> renamed_from_;  // new name -> original tensor
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes_;
   std::vector<std::size_t> clones_;  // indices of recompute clones in nodes_

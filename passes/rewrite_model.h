@@ -6,6 +6,8 @@
 //   swap_out T   -> ai.memplan SwapOut(T) -> `T_host` (the host copy);
 //   swap_in T    -> ai.memplan SwapIn(T_host) -> `T_swapin` (`_swapin_2`, …),
 //                   read by every later reader of T until the next reload;
+//                   where T = Transpose(X) or X times a constant scalar, X is
+//                   swapped and the op made again after SwapIn (swap_fold.h);
 //   recompute N  -> a clone of N whose outputs that were not resident are
 //                   renamed `<out>_recompute` (`_recompute_2`, …) and read by
 //                   the later readers (ONNX Runtime's own naming);
@@ -24,6 +26,9 @@ namespace memplan::passes {
 // Each recompute clone's doc_string: this prefix, then the original node's
 // name; `explain` finds the clones by it.
 inline constexpr std::string_view kRecomputeDoc = "memplan:recompute:";
+// A reloaded value's op made again (passes/swap_fold.h): this prefix, then
+// the original op's name.
+inline constexpr std::string_view kRefoldDoc = "memplan:refold:";
 
 // `graph` is `original` as ir::load_model() loaded it and `plan` a plan for
 // that graph. Throws InvalidPlanError when the plan breaks a step rule of

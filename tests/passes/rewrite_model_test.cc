@@ -15,6 +15,7 @@
 #include "passes/model_check.h"
 #include "passes/order_anchor.h"
 #include "passes/plan_summary.h"
+#include "passes/rewrite_test_support.h"
 #include "passes/swap_functions.h"
 #include "planner/baseline_plan.h"
 #include "support/model_builder.h"
@@ -24,6 +25,7 @@ namespace memplan::passes {
 namespace {
 
 using planner::Step;
+using namespace test_support;
 
 // float32 [2,4] throughout; x, w, scale, bias are graph inputs.
 //   mm:   a = MatMul(x, w)        relu: b = Relu(a)
@@ -52,49 +54,6 @@ onnx::ModelProto hand_model() {
   return b.proto();
 }
 
-struct Loaded {
-  onnx::ModelProto proto;
-  ir::Graph graph;
-};
-
-Loaded load(const onnx::ModelProto& model) {
-  test::ModelBuilder copy;
-  copy.proto() = model;
-  ir::LoadedModel m = ir::load_model(copy.write("rewrite_hand"), {});
-  return {m.proto, std::move(m.graph)};
-}
-
-std::vector<Step> steps(const ir::Graph& g,
-                        std::initializer_list<std::pair<const char*, const char*>> list) {
-  std::vector<Step> out;
-  for (const auto& [op_text, name] : list) {
-    Step s{*planner::parse_step_op(op_text), 0};
-    auto id = s.on_node() ? g.find_node(name) : g.find_tensor(name);
-    if (!id) throw std::invalid_argument(name);
-    s.id = *id;
-    out.push_back(s);
-  }
-  return out;
-}
-
-planner::Plan plan_for(const ir::Graph& g, std::vector<Step> schedule) {
-  planner::Plan plan;
-  plan.model_path = "hand.onnx";
-  plan.model_sha256 = std::string(64, 'a');
-  plan.node_seconds.assign(g.nodes().size(), 1.0);
-  plan.device.name = "test-gpu";
-  plan.device.memory_bytes = 1 << 20;
-  plan.device.d2h_bytes_per_s = 16;
-  plan.device.h2d_bytes_per_s = 32;
-  plan.budget_bytes = 1 << 20;
-  for (const ir::Tensor& t : g.tensors()) plan.tensor_bytes.push_back(t.bytes);
-  plan.decisions.assign(g.tensors().size(), planner::Decision::kKeep);
-  plan.solver = {"test", "heuristic", 0, std::nullopt, 0};
-  plan.schedule = std::move(schedule);
-  planner::fill_predicted(g, plan);
-  return plan;
-}
-
 // a swapped out after mm and in for mul; relu recomputed for mul2 (a still
 // back); ln recomputed for mul3, its mean and inv freed as soon as made.
 std::vector<Step> swap_and_recompute(const ir::Graph& g) {
@@ -106,12 +65,6 @@ std::vector<Step> swap_and_recompute(const ir::Graph& g) {
                 {"free", "d"},      {"recompute", "ln"},   {"free", "b"},       {"free", "mean"},
                 {"free", "inv"},    {"compute", "mul3"},   {"free", "e"},       {"free", "y"},
                 {"compute", "sum"}, {"free", "f"}});
-}
-
-const onnx::NodeProto& node_named(const onnx::ModelProto& m, const std::string& name) {
-  for (const auto& n : m.graph().node())
-    if (n.name() == name) return n;
-  throw std::invalid_argument("no node " + name);
 }
 
 // The value input `slot` of node `node` is read through an anchor on, or "".
