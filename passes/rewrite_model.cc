@@ -234,7 +234,7 @@ class Rewriter {
   void read_through_anchor(onnx::NodeProto& node, int slot, const std::string& after) {
     const std::string& input = node.input(slot);
     std::string anchored = anchors_.anchor(input, after, node.name(), nodes_);
-    renamed_from_.emplace(anchored, graph_.tensor(*original_of(input)).name);
+    rename(anchored, *original_of(input));
     node.set_input(slot, anchored);
   }
 
@@ -378,7 +378,7 @@ class Rewriter {
         const auto t = out.empty() ? std::nullopt : graph_.find_tensor(out);
         if (!t) continue;  // absent, or a value between the nodes of a remake (fresh already)
         std::string fresh = values_.take(out, "_recompute");
-        renamed_from_.emplace(fresh, out);
+        rename(fresh, *t);
         // An output still resident keeps its readers: the plan says that
         // copy lives on. The clone's duplicate of it is unread (dropped
         // below where the op allows).
@@ -401,7 +401,7 @@ class Rewriter {
     if (folded_[t] && !residency_.resident(folded_[t]->input)) folded_[t].reset();
     const ir::TensorId copied = folded_[t] ? folded_[t]->input : t;
     host_[t] = values_.take(name, "_host");
-    renamed_from_.emplace(host_[t], graph_.tensor(copied).name);
+    rename(host_[t], copied);
     *nodes_.Add() =
         make_swap_node(kSwapOutOp, node_names_.take(name, "_SwapOut"), current_[copied], host_[t]);
     ++summary_.swap_outs;
@@ -411,7 +411,7 @@ class Rewriter {
     const std::string& name = graph_.tensor(t).name;
     const std::optional<SwapFold>& fold = folded_[t];
     std::string fresh = values_.take(name, fold ? "_swapin_unfolded" : "_swapin");
-    renamed_from_.emplace(fresh, graph_.tensor(fold ? fold->input : t).name);
+    rename(fresh, fold ? fold->input : t);
     onnx::NodeProto node =
         make_swap_node(kSwapInOp, node_names_.take(name, "_SwapIn"), host_[t], fresh);
     anchor(node, true);
@@ -432,7 +432,7 @@ class Rewriter {
     node.set_name(node_names_.take(graph_.node(fold.op).name, "_refold"));
     node.set_doc_string(std::string(kRefoldDoc) + graph_.node(fold.op).name);
     std::string out = values_.take(graph_.tensor(t).name, "_swapin");
-    renamed_from_.emplace(out, graph_.tensor(t).name);
+    rename(out, t);
     node.set_output(0, out);
     *nodes_.Add() = std::move(node);
     return out;
@@ -483,31 +483,32 @@ class Rewriter {
     }
   }
 
-  // value_info for every new name: the element type and rank of the value it
-  // stands for, each dim left open (their values depend on the bound dims),
-  // in node order so the bytes do not depend on hashing. ORT infers no shape
-  // through an anchor's computed Reshape, and without a rank it folds no
-  // scale into a MatMul reading a reload (MatMulScaleFusion wants the
-  // unscaled input's rank: swin_tiny). Not the original's static shape:
-  // with it ORT drops an anchor's Reshape as a no-op, and the reload with it
-  // (gpt_tiny's embedding, never run from BASIC on).
+  // value_info for every new name: the element type and rank of the value
+  // it stands for, each dim left open (their values depend on the bound
+  // dims), in the order the names were made, so the bytes do not depend on
+  // hashing. ORT infers no shape through an anchor's computed Reshape, and
+  // without a rank it folds no scale into a MatMul reading a reload
+  // (MatMulScaleFusion wants the unscaled input's rank: swin_tiny). Not the
+  // original's static shape: with it ORT drops an anchor's Reshape as a
+  // no-op, and the reload with it (gpt_tiny's embedding, never run from
+  // BASIC on).
   void add_value_info(onnx::GraphProto& g) const {
-    std::vector<onnx::ValueInfoProto> added;
-    for (const auto& n : g.node())
-      for (const auto& out : n.output()) {
-        auto from = renamed_from_.find(out);
-        if (from == renamed_from_.end()) continue;
-        const auto t = graph_.find_tensor(from->second);
-        if (!t || !graph_.tensor(*t).shape_known || graph_.tensor(*t).elem_type == 0) continue;
-        onnx::ValueInfoProto v;
-        v.set_name(out);
-        auto* type = v.mutable_type()->mutable_tensor_type();
-        type->set_elem_type(graph_.tensor(*t).elem_type);
-        auto* shape = type->mutable_shape();
-        for (std::size_t d = 0; d < graph_.tensor(*t).shape.size(); ++d) shape->add_dim();
-        added.push_back(std::move(v));
-      }
-    for (auto& v : added) *g.add_value_info() = std::move(v);
+    for (const auto& [name, t] : added_) {
+      const ir::Tensor& tensor = graph_.tensor(t);
+      if (!tensor.shape_known || tensor.elem_type == 0 || renamed_from_.count(name) == 0) continue;
+      auto* type = g.add_value_info();
+      type->set_name(name);
+      auto* tensor_type = type->mutable_type()->mutable_tensor_type();
+      tensor_type->set_elem_type(tensor.elem_type);
+      auto* shape = tensor_type->mutable_shape();
+      for (std::size_t d = 0; d < tensor.shape.size(); ++d) shape->add_dim();
+    }
+  }
+
+  // `fresh`, a value the rewrite adds, stands for graph tensor `t`.
+  void rename(const std::string& fresh, ir::TensorId t) {
+    renamed_from_.emplace(fresh, graph_.tensor(t).name);
+    added_.emplace_back(fresh, t);
   }
 
   const onnx::ModelProto& original_;
@@ -521,6 +522,7 @@ class Rewriter {
   std::vector<std::string> host_;                // by TensorId: its host copy's name
   std::vector<std::optional<SwapFold>> folded_;  // by TensorId: swapped as its input
   std::unordered_map<std::string, std::string> renamed_from_;  // new name -> original tensor
+  std::vector<std::pair<std::string, ir::TensorId>> added_;    // the same, in the order made
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes_;
   std::vector<std::size_t> clones_;  // indices of recompute clones in nodes_
   OrderAnchor anchors_;
