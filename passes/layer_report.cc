@@ -3,11 +3,21 @@
 #include <cctype>
 #include <unordered_map>
 
+#include "ir/anchor_doc.h"
 #include "passes/rewrite_model.h"
 #include "passes/swap_functions.h"
 
 namespace memplan::passes {
 namespace {
+
+// What `value` is read from, through any anchors' Reshapes.
+const std::string& host_read(const std::string& value,
+                             const std::unordered_map<std::string, std::string>& anchored_from) {
+  const std::string* at = &value;
+  for (auto it = anchored_from.find(*at); it != anchored_from.end(); it = anchored_from.find(*at))
+    at = &it->second;
+  return *at;
+}
 
 bool all_digits(std::string_view s) {
   if (s.empty()) return false;
@@ -63,6 +73,11 @@ std::vector<LayerReport> layer_report(const onnx::ModelProto& model) {
       swap_of_host;  // host -> (layer, index)
   std::unordered_map<std::string, std::pair<std::size_t, std::size_t>>
       clone_of;  // node -> (layer, index)
+  // An anchored SwapIn reads its host copy through the anchor's Reshape.
+  std::unordered_map<std::string, std::string> anchored_from;
+  for (const auto& n : nodes)
+    if (n.doc_string().rfind(ir::kAnchorDoc, 0) == 0 && n.input_size() > 0 && n.output_size() > 0)
+      anchored_from[n.output(0)] = n.input(0);
   for (const auto& n : nodes) {
     std::string name = original_name(n);
     layer(layer_of(name));
@@ -73,7 +88,7 @@ std::vector<LayerReport> layer_report(const onnx::ModelProto& model) {
       swap_of_host[n.output(0)] = {layer_at[where], l.swaps.size()};
       l.swaps.push_back({n.input(0), 0});
     } else if (is_swap_node(n, kSwapInOp) && n.input_size() == 1) {
-      auto it = swap_of_host.find(n.input(0));
+      auto it = swap_of_host.find(host_read(n.input(0), anchored_from));
       if (it != swap_of_host.end()) ++layers[it->second.first].swaps[it->second.second].reloads;
     } else if (name != n.name()) {
       auto [it, fresh] = clone_of.emplace(name, std::pair<std::size_t, std::size_t>{});

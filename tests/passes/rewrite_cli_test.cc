@@ -121,14 +121,17 @@ TEST_F(RewriteCli, ExplainListsTheSummaryAndLayers) {
   json doc = json::parse(j.out);
   EXPECT_EQ(doc["solver"], "vdnn");
   EXPECT_EQ(doc["plan_sha256"].get<std::string>().size(), 64u);
-  std::size_t swaps = 0, clones = 0;
+  std::size_t swaps = 0, clones = 0, reloads = 0;
   for (const auto& layer : doc["layers"]) {
     EXPECT_EQ(layer["layer"].get<std::string>().front(), '/')
         << layer.dump();  // mlp's layers: /fc1, /relu1, …
     swaps += layer["swaps"].size();
+    for (const auto& s : layer["swaps"]) reloads += s["reloads"].get<std::size_t>();
     for (const auto& c : layer["recomputes"]) clones += c["clones"].get<std::size_t>();
   }
   EXPECT_EQ(swaps, doc["swap_outs"].get<std::size_t>());
+  // Each SwapIn reads its host copy through an anchor, and counts all the same.
+  EXPECT_EQ(reloads, doc["swap_ins"].get<std::size_t>());
   EXPECT_EQ(clones, doc["recomputes"].get<std::size_t>());
   EXPECT_GT(swaps + clones, 0u) << "half the peak needs something evicted";
 }
