@@ -13,6 +13,7 @@
 #include "passes/model_check.h"
 #include "passes/plan_summary.h"
 #include "passes/rewrite_model.h"
+#include "passes/rewrite_test_support.h"
 #include "planner/baseline_plan.h"
 #include "support/dropout_forms.h"
 #include "util/errors.h"
@@ -43,21 +44,8 @@ planner::Plan recompute_plan(const ir::Graph& g) {
   s.push_back({StepOp::kCompute, *g.find_node("bw1")});
   if (auto bw2 = g.find_node("bw2")) s.push_back({StepOp::kCompute, *bw2});
 
-  planner::Plan plan;
-  plan.model_path = "fused.onnx";
-  plan.model_sha256 = std::string(64, 'a');
-  plan.node_seconds.assign(g.nodes().size(), 1.0);
-  plan.device.name = "test-gpu";
-  plan.device.memory_bytes = 1 << 20;
-  plan.device.d2h_bytes_per_s = 16;
-  plan.device.h2d_bytes_per_s = 32;
-  plan.budget_bytes = 1 << 20;
-  for (const ir::Tensor& t : g.tensors()) plan.tensor_bytes.push_back(t.bytes);
-  plan.decisions.assign(g.tensors().size(), planner::Decision::kKeep);
+  planner::Plan plan = test_support::plan_for(g, std::move(s));
   plan.decisions[*g.find_tensor("dr")] = planner::Decision::kRecompute;
-  plan.solver = {"test", "heuristic", 0, std::nullopt, 0};
-  plan.schedule = std::move(s);
-  planner::fill_predicted(g, plan);
   return plan;
 }
 

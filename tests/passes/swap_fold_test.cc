@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "passes/rewrite_model.h"
 #include "passes/rewrite_test_support.h"
@@ -30,25 +31,14 @@ Loaded scaled_model() {
   return load(b.proto());
 }
 
-// q swapped out while e is still resident (`e_first`: e freed before).
+// q swapped out while e is still resident, or after the plan freed e.
 planner::Plan swap_q(const ir::Graph& g, bool e_freed_first) {
-  if (e_freed_first)
-    return plan_for(g, steps(g, {{"compute", "exp"},
-                                 {"compute", "scale"},
-                                 {"free", "e"},
-                                 {"swap_out", "q"},
-                                 {"compute", "relu"},
-                                 {"free", "q"},
-                                 {"swap_in", "q"},
-                                 {"compute", "late"},
-                                 {"free", "q"},
-                                 {"free", "r"},
-                                 {"compute", "sum"},
-                                 {"free", "m"}}));
+  std::pair<const char*, const char*> first{"free", "e"}, second{"swap_out", "q"};
+  if (!e_freed_first) std::swap(first, second);
   return plan_for(g, steps(g, {{"compute", "exp"},
                                {"compute", "scale"},
-                               {"swap_out", "q"},
-                               {"free", "e"},
+                               first,
+                               second,
                                {"compute", "relu"},
                                {"free", "q"},
                                {"swap_in", "q"},
