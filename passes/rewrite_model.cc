@@ -415,6 +415,12 @@ class Rewriter {
     onnx::NodeProto node =
         make_swap_node(kSwapInOp, node_names_.take(name, "_SwapIn"), host_[t], fresh);
     anchor(node, true);
+    if (fold) {
+      // What the redone op reads once ORT has inlined the SwapIn: its
+      // anchored input. Both get a declared rank (add_value_info).
+      ranked_.emplace_back(node.input(0), fold->input);
+      ranked_.emplace_back(fresh, fold->input);
+    }
     *nodes_.Add() = std::move(node);
     if (fold) fresh = refold(*fold, fresh, t);
     current_[t] = std::move(fresh);
@@ -483,19 +489,19 @@ class Rewriter {
     }
   }
 
-  // value_info for every new name: the element type and rank of the value
-  // it stands for, each dim left open (their values depend on the bound
-  // dims), in the order the names were made, so the bytes do not depend on
-  // hashing. ORT infers no shape through an anchor's computed Reshape, and
-  // without a rank it folds no scale into a MatMul reading a reload
-  // (MatMulScaleFusion wants the unscaled input's rank: swin_tiny). Not the
-  // original's static shape: with it ORT drops an anchor's Reshape as a
-  // no-op, and the reload with it (gpt_tiny's embedding, never run from
-  // BASIC on).
+  // value_info with the element type and rank (dims left open) of each
+  // reloaded value an op is made again on (swap_fold.h), in the order made.
+  // ORT infers no shape through an anchor's computed Reshape, and folds no
+  // scale into a MatMul whose unscaled input has no known rank
+  // (MatMulScaleFusion: swin_tiny). Not on every added value: there a
+  // declared rank changed how ORT fused and planned the step (convnext_tiny
+  // at its floor: 26 against 22 MiB). Not the original's static shape:
+  // with it ORT drops an anchor's Reshape as a no-op, and the reload with it
+  // (gpt_tiny's embedding, never run from BASIC on).
   void add_value_info(onnx::GraphProto& g) const {
-    for (const auto& [name, t] : added_) {
+    for (const auto& [name, t] : ranked_) {
       const ir::Tensor& tensor = graph_.tensor(t);
-      if (!tensor.shape_known || tensor.elem_type == 0 || renamed_from_.count(name) == 0) continue;
+      if (!tensor.shape_known || tensor.elem_type == 0) continue;
       auto* type = g.add_value_info();
       type->set_name(name);
       auto* tensor_type = type->mutable_type()->mutable_tensor_type();
@@ -508,7 +514,6 @@ class Rewriter {
   // `fresh`, a value the rewrite adds, stands for graph tensor `t`.
   void rename(const std::string& fresh, ir::TensorId t) {
     renamed_from_.emplace(fresh, graph_.tensor(t).name);
-    added_.emplace_back(fresh, t);
   }
 
   const onnx::ModelProto& original_;
@@ -522,7 +527,8 @@ class Rewriter {
   std::vector<std::string> host_;                // by TensorId: its host copy's name
   std::vector<std::optional<SwapFold>> folded_;  // by TensorId: swapped as its input
   std::unordered_map<std::string, std::string> renamed_from_;  // new name -> original tensor
-  std::vector<std::pair<std::string, ir::TensorId>> added_;    // the same, in the order made
+  // Values given a declared rank, and the graph tensor each stands for.
+  std::vector<std::pair<std::string, ir::TensorId>> ranked_;
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes_;
   std::vector<std::size_t> clones_;  // indices of recompute clones in nodes_
   OrderAnchor anchors_;
