@@ -386,7 +386,7 @@ class Rewriter {
         out = std::move(fresh);
       }
       if (&made == &remade.front() && !reads(node, last_anchor_)) anchor(node, true);
-      clones_.push_back(nodes_.size());
+      clones_.emplace_back(nodes_.size(), n);
       *nodes_.Add() = std::move(node);
     }
     note_anchor(nodes_[nodes_.size() - 1]);
@@ -466,15 +466,23 @@ class Rewriter {
   // the op's ONNX schema calls optional and nothing reads is left out, so it
   // costs no memory (LayerNormalization's Mean and InvStdDev, say). Ops of
   // other domains keep all outputs: their schemas are not ONNX's to tell.
+  // So does a clone that reads just what its original reads (no anchor, no
+  // remade input): ORT's common-subexpression elimination (BASIC on) merges
+  // the two, and with fewer outputs on one side it refused the model
+  // ("Argument type mismatch when adding edge": bert_base, recompute-greedy
+  // at 75 %, --anchors none).
   void drop_unread_optional_outputs() {
     const int version = default_opset_version(original_);
     if (clones_.empty() || version == 0) return;
     std::unordered_set<std::string> reads;
     collect_reads(nodes_, reads);
     for (const auto& v : original_.graph().output()) reads.insert(v.name());
-    for (std::size_t at : clones_) {
+    for (const auto& [at, original] : clones_) {
       onnx::NodeProto& node = *nodes_.Mutable(static_cast<int>(at));
       if (!node.domain().empty() && node.domain() != "ai.onnx") continue;
+      if (std::equal(node.input().begin(), node.input().end(), proto_of(original).input().begin(),
+                     proto_of(original).input().end()))
+        continue;
       const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), version, "");
       if (schema == nullptr) continue;
       const auto& formal = schema->outputs();
@@ -530,7 +538,8 @@ class Rewriter {
   // Values given a declared rank, and the graph tensor each stands for.
   std::vector<std::pair<std::string, ir::TensorId>> ranked_;
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes_;
-  std::vector<std::size_t> clones_;  // indices of recompute clones in nodes_
+  // Recompute clones: their index in nodes_, and the node each remakes.
+  std::vector<std::pair<std::size_t, ir::NodeId>> clones_;
   OrderAnchor anchors_;
   AnchorOrder anchor_order_;
   std::uint64_t min_anchored_bytes_;

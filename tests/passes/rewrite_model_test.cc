@@ -147,6 +147,27 @@ TEST(RewriteModel, SwapsAndRecomputesBecomeNodesInScheduleOrder) {
   EXPECT_EQ(again.graph.nodes().size(), 12u);
 }
 
+// A clone that reads just what its original reads keeps every output:
+// ORT's common-subexpression elimination merges the two, and refused the
+// model where the clone had fewer outputs (bert_base, --anchors none).
+TEST(RewriteModel, ACloneOfItsOriginalsInputsKeepsItsOptionalOutputs) {
+  Loaded m = load(hand_model());
+  const planner::Plan plan = plan_for(
+      m.graph, steps(m.graph, {{"compute", "mm"},   {"compute", "relu"}, {"compute", "ln"},
+                               {"free", "mean"},    {"free", "inv"},     {"compute", "neg"},
+                               {"free", "y"},       {"compute", "mul"},  {"free", "c"},
+                               {"free", "a"},       {"compute", "mul2"}, {"free", "d"},
+                               {"recompute", "ln"}, {"free", "mean"},    {"free", "inv"},
+                               {"free", "b"},       {"compute", "mul3"}, {"free", "e"},
+                               {"free", "y"},       {"compute", "sum"},  {"free", "f"}}));
+  const onnx::ModelProto out = rewrite_model(m.proto, m.graph, plan, unanchored());
+  EXPECT_EQ(io(node_named(out, "ln_recompute").input()),
+            (std::vector<std::string>{"b", "scale", "bias"}));
+  EXPECT_EQ(io(node_named(out, "ln_recompute").output()),
+            (std::vector<std::string>{"y_recompute", "mean_recompute", "inv_recompute"}));
+  EXPECT_EQ(checker_problem(out), "");
+}
+
 // Each reload and recompute reads its first input through a Reshape whose
 // shape is built from the data of the output of the node the plan issues it
 // after, so ONNX Runtime cannot run it earlier (passes/order_anchor.h).
