@@ -98,11 +98,14 @@ std::vector<std::string> write_outputs(const ModelInputs& in, planner::PlanOutco
   std::promise<std::string> plan_written;
   std::shared_future<std::string> plan_sha256 = plan_written.get_future().share();
   auto reports = std::async(std::launch::async, [&] {
+    bool sent = false;
     try {
-      write(o.plan, "plan.json",
-            [&] { plan_written.set_value(write_plan(in.model, out.plan, dir + "plan.json")); });
+      write(o.plan, "plan.json", [&] {
+        plan_written.set_value(write_plan(in.model, out.plan, dir + "plan.json"));
+        sent = true;
+      });
     } catch (...) {
-      plan_written.set_exception(std::current_exception());
+      if (!sent) plan_written.set_exception(std::current_exception());
       throw;
     }
     write(o.report, "report.md", [&] {

@@ -135,6 +135,19 @@ TEST(AtomicOutputs, AFailedRunLeavesNoPartialFile) {
   }
 }
 
+// plan.json and the rewritten model are written side by side, the model
+// carrying plan.json's sha256: where plan.json cannot be written, the model
+// is not written either, and plan.json's failure is the one reported.
+TEST(OutputLanes, APlanJsonThatCannotBeWrittenStopsTheModelToo) {
+  std::string out = test::temp_path("plan_blocked");
+  fs::create_directories(fs::path(out) / "plan.json" / "in_the_way");
+  auto r = test::run_memplan("plan " + std::string(MEMPLAN_FIXTURES) +
+                             "/mlp.training.onnx --dim batch=64 --budget 80% -q -o " + out);
+  EXPECT_NE(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.err.find("plan.json"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(fs::path(out) / "model.memplan.onnx"));
+}
+
 TEST(AtomicOutputs, AKilledRunLeavesOnlyCompleteFiles) {
   // SIGKILL cannot be caught, so only the way files are written protects
   // the outputs. With --reproducible every file a run writes is byte-equal
