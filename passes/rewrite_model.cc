@@ -161,12 +161,11 @@ class Rewriter {
     drop_unread_optional_outputs();
   }
 
-  onnx::ModelProto finish(const RewriteOptions& options,
-                          const std::function<std::string()>& plan_sha256) {
+  onnx::ModelProto finish(const std::function<std::string()>& plan_sha256) {
     onnx::ModelProto out = copy_without_nodes(original_);
     auto* g = out.mutable_graph();
     g->mutable_node()->Swap(&nodes_);
-    if (options.copy_value_info) add_value_info(*g);
+    add_value_info(*g);
     if (summary_.swap_outs > 0) define_swap_function(out, kSwapOutOp);
     if (summary_.swap_ins > 0) define_swap_function(out, kSwapInOp);
     if (uses_ms_domain_) import_domain(out, kMsDomain, 1);
@@ -185,10 +184,14 @@ class Rewriter {
     return original_.graph().node(proto_index_[n]);
   }
 
-  onnx::NodeProto clone(ir::NodeId n) const {
-    return clone_reading(proto_of(n), [this](const std::string& name) {
+  // A copy of node n reading the current name of each input; `reloaded`,
+  // where given, in place of tensor `instead_of`.
+  onnx::NodeProto clone(ir::NodeId n, ir::TensorId instead_of = ir::kNoTensor,
+                        const std::string& reloaded = {}) const {
+    return clone_reading(proto_of(n), [&](const std::string& name) {
       auto id = graph_.find_tensor(name);
-      return id ? current_[*id] : name;
+      if (!id) return name;
+      return *id == instead_of ? reloaded : current_[*id];
     });
   }
 
@@ -431,10 +434,7 @@ class Rewriter {
   // name. Not an anchor for what follows: a token's Slice would be one more
   // reader of the scale, which ORT then no longer folds.
   std::string refold(const SwapFold& fold, const std::string& reloaded, ir::TensorId t) {
-    const std::string& x = current_[fold.input];
-    onnx::NodeProto node = clone(fold.op);
-    for (auto& in : *node.mutable_input())
-      if (in == x) in = reloaded;
+    onnx::NodeProto node = clone(fold.op, fold.input, reloaded);
     node.set_name(node_names_.take(graph_.node(fold.op).name, "_refold"));
     node.set_doc_string(std::string(kRefoldDoc) + graph_.node(fold.op).name);
     std::string out = values_.take(graph_.tensor(t).name, "_swapin");
@@ -566,7 +566,7 @@ onnx::ModelProto rewrite_model(const onnx::ModelProto& original, const ir::Graph
     if (!options.plan_sha256.empty()) return options.plan_sha256;
     return options.plan_sha256_later ? options.plan_sha256_later() : plan_file_sha256(graph, plan);
   };
-  return rewriter.finish(options, plan_sha256);
+  return rewriter.finish(plan_sha256);
 }
 
 }  // namespace memplan::passes

@@ -26,10 +26,6 @@ struct RewriteOptions {
   // sha256 of the model file's bytes. When set, a plan whose model.sha256
   // differs is rejected: it was made for another model.
   std::string model_sha256;
-  // Declare the element type and rank of each reloaded value an op is made
-  // again on (swap_fold.h), which ORT cannot infer through the anchor and
-  // needs to fold that op as in the original (see add_value_info).
-  bool copy_value_info = true;
   // Which nodes wait, inside ONNX Runtime, for the node the plan issues them
   // after, through a data dependency it keeps (passes/order_anchor.h).
   AnchorOrder anchor_order = AnchorOrder::kAll;

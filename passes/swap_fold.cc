@@ -1,14 +1,11 @@
 #include "passes/swap_fold.h"
 
-#include <algorithm>
+#include "ir/small_tensor.h"
 
 namespace memplan::passes {
 namespace {
 
-bool one_element(const ir::Tensor& t) {
-  return t.shape_known &&
-         std::all_of(t.shape.begin(), t.shape.end(), [](std::int64_t d) { return d == 1; });
-}
+bool one_element(const ir::Tensor& t) { return t.shape_known && ir::element_count(t.shape) == 1; }
 
 // X of `op`, or kNoTensor: a Transpose's one input; the non-constant side of
 // a Mul, or the numerator of a Div, whose other side is a constant scalar.

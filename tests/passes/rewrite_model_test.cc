@@ -24,7 +24,6 @@
 namespace memplan::passes {
 namespace {
 
-using planner::Step;
 using namespace test_support;
 
 // float32 [2,4] throughout; x, w, scale, bias are graph inputs.
