@@ -79,7 +79,8 @@ void run_compare(const CompareArgs& a) {
   std::vector<std::string> names = a.solvers.empty() ? solvers::solver_names() : split(a.solvers);
   if (a.solvers.empty()) names.push_back("dtr");
   for (const auto& n : names)
-    if (n != "dtr" && n != "auto") solvers::make_solver(n);  // unknown names fail before any work
+    if (n != "dtr" && n != "auto" && n != "checkmate")
+      solvers::make_solver(n);  // unknown names fail before any work
   const solvers::Evictions evictions = parse_allow(a.allow);
 
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();

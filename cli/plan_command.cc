@@ -234,7 +234,9 @@ Error unmet_budget(const PlanArgs& a, const ir::Graph& g, const ir::NodeCosts& c
                           out.solver_used + " plan peaks at " +
                           util::human_bytes(out.plan.predicted.peak_bytes) +
                           "; the smallest budget memplan can reach is " +
-                          util::human_bytes(reachable) + " (" + std::to_string(reachable) + " B)";
+                          util::human_bytes(reachable) + " (" + std::to_string(reachable) + " B)" +
+                          // Why checkmate found none: its size limit, or an infeasible MILP.
+                          (out.solver_used == "checkmate" ? " (" + out.note + ")" : "");
   return Error(msg, a.fail_over_budget ? ExitCode::kOverBudget : ExitCode::kInfeasible);
 }
 
@@ -336,7 +338,8 @@ void add_plan_command(CLI::App& app) {
                   "Device memory budget: 12GiB, 800MB, bytes, or N% of the baseline peak")
       ->required();
   cmd->add_option("--solver", a->solver,
-                  "auto, greedy, ilp, chen-sqrt, recompute-greedy, recompute-ilp, vdnn, atp, dtr")
+                  "auto, greedy, ilp, chen-sqrt, recompute-greedy, recompute-ilp, vdnn, atp, dtr, "
+                  "checkmate (exact recompute-only MILP, graphs of up to 150 nodes)")
       ->capture_default_str();
   cmd->add_option("--allow", a->allow, "What may be used: swap,recompute | swap | recompute")
       ->capture_default_str();

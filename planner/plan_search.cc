@@ -423,6 +423,11 @@ PlanOutcome search_order(const ir::Graph& graph, const ir::NodeCosts& graph_cost
     out.plan.solver.objective_seconds =
         out.plan.predicted.iteration_seconds - out.plan.predicted.baseline_iteration_seconds;
     out.solver_used = "dtr";
+  } else if (req.solver == "checkmate") {
+    Attempt c = detail::run_checkmate(g, costs, req, so);
+    out.plan = std::move(c.plan);
+    out.note = c.solution.note;
+    out.solver_used = "checkmate";
   } else if (req.solver == "auto") {
     Attempt chosen = run_auto(g, costs, req, so, out.solver_used);
     out.plan = chosen.plan;
@@ -451,8 +456,8 @@ PlanOutcome search_order(const ir::Graph& graph, const ir::NodeCosts& graph_cost
                               "weight-gradient products, accumulators)");
   out.fits = out.plan.predicted.peak_bytes <= req.budget_bytes;
   out.ilp_cut_short =
-      spent(req) && (req.solver == "auto" ||
-                     (req.solver != "dtr" && solvers::make_solver(req.solver)->time_limited()));
+      spent(req) && (req.solver == "auto" || (req.solver != "dtr" && req.solver != "checkmate" &&
+                                              solvers::make_solver(req.solver)->time_limited()));
   return out;
 }
 

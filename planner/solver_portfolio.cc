@@ -1,5 +1,9 @@
 #include "planner/solver_portfolio.h"
 
+#include <algorithm>
+
+#include "planner/baseline_plan.h"
+#include "planner/checkmate_plan.h"
 #include "solvers/greedy_solver.h"
 #include "solvers/problem_builder.h"
 #include "solvers/solver_registry.h"
@@ -98,6 +102,42 @@ std::string keep_the_fastest_plan(const ir::Graph& g, const ir::NodeCosts& costs
   return used;
 }
 
+Attempt run_checkmate(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
+                      const solvers::SolverOptions& so) {
+  CheckmateOptions co;
+  co.time_limit_seconds = solvers::seconds_allowed(so);
+  co.threads = req.threads;
+  co.interrupted = req.interrupted;
+  Attempt out;
+  CheckmateSchedule c;
+  if (!req.evictions.recompute) {
+    c.note = "checkmate recomputes only, which --allow leaves out";
+  } else if (g.nodes().size() <= kCheckmateMaxNodes) {
+    PlanRequest r = req;
+    r.evictions = solvers::Evictions::recompute_only();
+    solvers::SolverOptions wo = so;
+    wo.warm_start.clear();
+    const Attempt warm = run_solver(g, costs, r, *solvers::make_solver("recompute-greedy"), wo);
+    if (fits(warm, req)) co.warm_start = warm.plan.schedule;
+    co.time_limit_seconds = solvers::seconds_allowed(so);
+  }
+  if (c.note.empty()) c = checkmate_schedule(g, costs, req.budget_bytes, co);
+  const bool found = !c.schedule.empty();
+  PlanHeader header{req.model_path, req.model_sha256, req.budget_bytes, {}};
+  header.solver.name = "checkmate";
+  header.solver.status = to_string(found ? c.status : solvers::SolveStatus::kHeuristic);
+  header.solver.objective_seconds = c.recompute_seconds;
+  header.solver.bound_seconds = c.bound_seconds;
+  header.solver.solve_seconds = c.solve_seconds;
+  if (!found) c.schedule = baseline_schedule(g);
+  out.solution.status = found ? c.status : solvers::SolveStatus::kInfeasible;
+  out.solution.objective_seconds = c.recompute_seconds;
+  out.solution.note = c.note;
+  out.plan =
+      assemble_plan(g, costs, std::move(header), std::move(c.schedule), std::move(c.decisions));
+  return out;
+}
+
 // auto: the heuristic, then the ILP warm-started from it, then the
 // recompute-only ILP; the plan that simulates fastest wins.
 Attempt run_auto(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
@@ -134,6 +174,22 @@ Attempt run_auto(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReque
       x.plan.solver.status = to_string(solvers::SolveStatus::kFeasible);
       x.plan.solver.bound_seconds.reset();
     }
+  }
+  // Nothing to gain where the plan costs nothing; and a short limit, so
+  // that auto stays quick on small graphs where Cbc proves nothing fast.
+  const bool costs_nothing = fits(x, req) && x.plan.predicted.iteration_seconds <=
+                                                 x.plan.predicted.baseline_iteration_seconds;
+  solvers::SolverOptions co = so;
+  co.time_limit_seconds = std::min(so.time_limit_seconds, kAutoCheckmateSeconds);
+  if (!req.evictions.recompute || g.nodes().size() > kAutoCheckmateMaxNodes || spent(req) ||
+      costs_nothing)
+    return x;
+  Attempt c = run_checkmate(g, costs, req, co);
+  if (c.solution.status != solvers::SolveStatus::kInfeasible &&
+      keep_if_faster(x, std::move(c), "the checkmate plan", req)) {
+    used = "checkmate";
+    x.plan.solver.status = to_string(solvers::SolveStatus::kFeasible);
+    x.plan.solver.bound_seconds.reset();
   }
   return x;
 }

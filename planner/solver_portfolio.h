@@ -4,12 +4,20 @@
 // and the recompute-only ILP's), and `auto`. Each runs solvers through
 // run_solver and hands out whichever plan fits and simulates fastest, its
 // note saying which. Internal to planner/.
+#include <cstddef>
 #include <string>
 #include <vector>
 
 #include "planner/plan_attempt.h"
 
 namespace memplan::planner::detail {
+
+// `auto` runs checkmate too on graphs of up to this many nodes, where its
+// MILP is small (the 26-node mlp: a fraction of a second).
+inline constexpr std::size_t kAutoCheckmateMaxNodes = 64;
+// ... with at most this many seconds for its MILP (a 34-node chain at 6
+// states: no proof in 20 s; the warm start keeps the heuristic's plan).
+inline constexpr double kAutoCheckmateSeconds = 2;
 
 // The heuristic's plan: the greedy's or one of its variants', the fastest
 // that fits.
@@ -23,8 +31,15 @@ std::string keep_the_fastest_plan(const ir::Graph& g, const ir::NodeCosts& costs
                                   const PlanRequest& req, const solvers::SolverOptions& so,
                                   Attempt& ilp, std::vector<std::string> others);
 
+// `checkmate` (planner/checkmate_plan.h), warm-started from the
+// recompute-only greedy's plan; where the MILP finds no schedule, the
+// baseline's plan (which does not fit), its note saying why.
+Attempt run_checkmate(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
+                      const solvers::SolverOptions& so);
+
 // `auto`: the heuristic, the ILP warm-started from it, the recompute-only
-// ILP; `used` names the winner.
+// ILP, and on graphs of up to kAutoCheckmateMaxNodes nodes checkmate;
+// `used` names the winner.
 Attempt run_auto(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
                  const solvers::SolverOptions& so, std::string& used);
 

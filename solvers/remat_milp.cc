@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -90,6 +92,43 @@ class Formulation {
   int r(std::size_t t, std::size_t i) const { return r_[t][i]; }
   double second() const { return second_; }  // the objective's unit
 
+  // Every column's value for `runs` (RematMilpOptions::warm_start), with
+  // the eager frees; nullopt where the runs do not fit the formulation.
+  std::optional<std::vector<double>> assignment(std::span<const std::size_t> runs) const {
+    std::vector<std::vector<std::size_t>> stages;
+    if (!staged(runs, stages)) return std::nullopt;
+    const auto free_after = eager_frees(p_, runs);
+    std::vector<double> x(lp_.lo.size(), 0.0);
+    std::vector<char> resident(n_, 0);
+    std::size_t p = 0;  // index into runs
+    for (std::size_t t = 0; t < n_; ++t) {
+      for (std::size_t i = 0; i < t; ++i) x[s_[t][i]] = resident[i];
+      double u = 0;
+      for (std::size_t i = 0; i < t; ++i) u += resident[i] ? u_.bytes[i] : 0;
+      std::size_t next = 0;  // into stages[t]
+      for (std::size_t k = 0; k <= t; ++k) {
+        const bool runs_k = next < stages[t].size() && stages[t][next] == k;
+        if (runs_k) {
+          x[r_[t][k]] = 1;
+          resident[k] = 1;
+          u += u_.bytes[k];
+        }
+        x[u_col_[t][k]] = u;
+        if (u > u_.cap) return std::nullopt;
+        if (!runs_k) continue;
+        ++next;
+        const auto vals = freeable(k);
+        for (std::size_t i : free_after[p++]) {
+          const auto at = std::find(vals.begin(), vals.end(), i) - vals.begin();
+          x[free_[t][k][static_cast<std::size_t>(at)]] = 1;
+          resident[i] = 0;
+          u -= u_.bytes[i];
+        }
+      }
+    }
+    return x;
+  }
+
  private:
   // The values node k may free after it runs: its inputs and its own.
   std::vector<std::size_t> freeable(std::size_t k) const {
@@ -106,7 +145,8 @@ class Formulation {
     u_col_.resize(n_);
     for (std::size_t t = 0; t < n_; ++t) {
       for (std::size_t i = 0; i <= t; ++i)
-        r_[t].push_back(lp_.col(i == t ? 1 : 0, 1, p_.nodes[i].seconds / second_, true));
+        r_[t].push_back(lp_.col(i == t ? 1 : 0, i == t || p_.nodes[i].recomputable ? 1 : 0,
+                                p_.nodes[i].seconds / second_, true));
       for (std::size_t i = 0; i < t; ++i)
         s_[t].push_back(lp_.col(p_.nodes[i].output ? 1 : 0, 1, 0, true));
       free_[t].resize(t + 1);
@@ -116,6 +156,24 @@ class Formulation {
         u_col_[t].push_back(lp_.col(0, u_.cap, 0, false));
       }
     }
+  }
+
+  // The runs of each stage, or false where they cannot be staged: stage
+  // t ends with node t's first run and runs each earlier node at most
+  // once, in node order, recomputable and not an output.
+  bool staged(std::span<const std::size_t> runs,
+              std::vector<std::vector<std::size_t>>& stages) const {
+    stages.assign(n_, {});
+    std::size_t t = 0;
+    for (std::size_t v : runs) {
+      if (t == n_ || v > t) return false;
+      std::vector<std::size_t>& st = stages[t];
+      if (!st.empty() && st.back() >= v) return false;
+      if (v < t && (!p_.nodes[v].recomputable || p_.nodes[v].output)) return false;
+      st.push_back(v);
+      if (v == t) ++t;
+    }
+    return t == n_;
   }
 
   double max_seconds() const {
@@ -210,6 +268,14 @@ RematSchedule solve_remat_milp(const RematProblem& problem, const RematMilpOptio
   CbcMain0(model);
   model.setLogLevel(0);
   model.messageHandler()->setLogLevel(0);
+  if (!options.warm_start.empty()) {
+    if (const auto x = f.assignment(options.warm_start)) {
+      double objective = 0;
+      for (std::size_t c = 0; c < x->size(); ++c) objective += (*x)[c] * lp.obj[c];
+      model.setBestSolution(x->data(), static_cast<int>(x->size()), objective, true);
+      out.warm_started = model.bestSolution() != nullptr;
+    }
+  }
   run_cbc_main(model, std::max(0.01, options.time_limit_seconds), std::max(1, options.threads),
                true);
   const double* x = model.bestSolution();

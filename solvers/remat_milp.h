@@ -20,6 +20,12 @@ namespace memplan::solvers {
 struct RematMilpOptions {
   double time_limit_seconds = 60;
   int threads = 1;
+  // Runs to start from (Cbc's first incumbent), e.g. a heuristic's plan.
+  // Used only where they fit the formulation: the first runs in node order,
+  // each stage's runs in node order and each node at most once in it, no
+  // second run of an output or of a node that is not recomputable, and
+  // the eager replay within the budget (in the MILP's units).
+  std::vector<std::size_t> warm_start;
 };
 
 struct RematSchedule {
@@ -31,6 +37,7 @@ struct RematSchedule {
   // Set when bytes did not fit Cbc's precision and were rounded up (the
   // budget down): the schedule is valid but the optimum may be missed.
   bool rounded = false;
+  bool warm_started = false;  // options.warm_start was Cbc's first incumbent
 };
 
 RematSchedule solve_remat_milp(const RematProblem& problem, const RematMilpOptions& options);

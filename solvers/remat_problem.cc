@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "ir/in_place_writes.h"
 #include "ir/memory_tracker.h"
 #include "util/errors.h"
 
@@ -21,15 +22,20 @@ RematProblem remat_problem(const ir::Graph& graph, const ir::NodeCosts& costs,
   for (const ir::Tensor& t : graph.tensors())
     if (t.producer == ir::kNoNode) p.base_bytes += t.bytes;
   const auto& nodes = graph.nodes();
+  std::vector<char> written(graph.tensors().size(), 0);
+  for (const ir::Node& n : nodes)
+    for (ir::TensorId t : ir::in_place_writes(n)) written[t] = 1;
   p.nodes.resize(nodes.size());
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     RematNode& r = p.nodes[i];
     r.seconds = i < costs.seconds.size() ? costs.seconds[i] : 0.0;
+    r.recomputable = !nodes[i].is_random() && ir::in_place_writes(nodes[i]).empty();
     for (ir::TensorId t : nodes[i].outputs) {
       r.bytes += graph.tensor(t).bytes;
       r.output = r.output || graph.tensor(t).is_graph_output;
     }
     for (ir::TensorId t : nodes[i].inputs) {
+      if (written[t]) r.recomputable = false;
       const ir::NodeId from = graph.tensor(t).producer;
       if (from == ir::kNoNode) continue;
       if (from >= i)
@@ -47,8 +53,8 @@ namespace {
 
 constexpr std::size_t kNever = static_cast<std::size_t>(-1);
 
-// free_after[p]: the values that run p is the last reader (or the maker) of
-// before they are made again or the sequence ends.
+}  // namespace
+
 std::vector<std::vector<std::size_t>> eager_frees(const RematProblem& problem,
                                                   std::span<const std::size_t> runs) {
   const std::size_t n = problem.nodes.size();
@@ -70,8 +76,6 @@ std::vector<std::vector<std::size_t>> eager_frees(const RematProblem& problem,
   return free_after;
 }
 
-}  // namespace
-
 RematReplay replay(const RematProblem& problem, std::span<const std::size_t> runs) {
   const std::size_t n = problem.nodes.size();
   RematReplay out;
@@ -89,6 +93,11 @@ RematReplay replay(const RematProblem& problem, std::span<const std::size_t> run
   for (std::size_t p = 0; p < runs.size(); ++p) {
     const std::size_t v = runs[p];
     const RematNode& node = problem.nodes[v];
+    if (ran[v] && !node.recomputable) {
+      out.error = "run " + std::to_string(p) + " runs node " + std::to_string(v) +
+                  " again, which is not recomputable";
+      return out;
+    }
     for (std::size_t u : node.inputs)
       if (!memory.resident(u)) {
         out.error = "run " + std::to_string(p) + " (node " + std::to_string(v) + ") reads node " +

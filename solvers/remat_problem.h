@@ -22,6 +22,11 @@ struct RematNode {
   std::uint64_t bytes = 0;
   std::vector<std::size_t> inputs;  // earlier nodes, each once
   bool output = false;              // resident from its first run to the end
+  // Runs only once: random (a dropout remade from its mask is too, in
+  // memplan's own plans, but its value here holds the mask as well), writes
+  // an input in place, or reads a tensor that some node writes in place (a
+  // second run could read it after the write).
+  bool recomputable = true;
 };
 
 struct RematProblem {
@@ -41,7 +46,14 @@ RematProblem remat_problem(const ir::Graph& graph, const ir::NodeCosts& costs,
 
 // A sequence of runs, replayed with each value freed right after its last
 // read before it is made again (or never read again), outputs never: the
-// least memory that sequence can take.
+// least memory that sequence can take. A second run of a node that is not
+// recomputable is an error.
+// free_after[p]: the values that run p is the last reader (or the maker)
+// of before they are made again or the runs end; outputs never. `runs`
+// must name nodes of the problem.
+std::vector<std::vector<std::size_t>> eager_frees(const RematProblem& problem,
+                                                  std::span<const std::size_t> runs);
+
 struct RematReplay {
   std::string error;             // the first broken rule, naming the run; empty if valid
   std::uint64_t peak_bytes = 0;  // with the base

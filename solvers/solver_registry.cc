@@ -25,7 +25,8 @@ std::unique_ptr<Solver> make_solver(std::string_view name) {
                                               Evictions::recompute_only(), "recompute-ilp");
   std::string known;
   for (const auto& n : solver_names()) known += (known.empty() ? "" : ", ") + n;
-  throw UsageError("unknown solver '" + std::string(name) + "'; known: auto, " + known + ", dtr");
+  throw UsageError("unknown solver '" + std::string(name) + "'; known: auto, " + known +
+                   ", dtr, checkmate");
 }
 
 }  // namespace memplan::solvers

@@ -3,7 +3,8 @@
 // states (nodes run at least once, values resident), a run costing its
 // node's seconds and a free costing nothing. With `first_runs_in_order`
 // the first runs follow the node order, as in Checkmate's stages; without,
-// any order the inputs allow. Up to 12 nodes (3^n states at most).
+// any order the inputs allow. A node that is not recomputable runs once.
+// Up to 12 nodes (3^n states at most).
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -59,6 +60,7 @@ inline std::optional<double> brute_force_optimum(const RematProblem& p, bool fir
       // In order: v has run before, or is the first not yet run.
       const bool may_run = !first_runs_in_order || (done & bit) || ((done + 1) & ~done) == bit;
       if (!may_run || (needs[v] & ~resident) != 0) continue;
+      if ((done & bit) && !p.nodes[v].recomputable) continue;
       if (in_use + p.nodes[v].bytes > p.budget_bytes) continue;
       push((done | bit) | State{resident | bit} << 32, d + p.nodes[v].seconds);
     }
