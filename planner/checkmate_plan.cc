@@ -13,6 +13,7 @@ namespace memplan::planner {
 namespace {
 
 constexpr std::size_t kNever = static_cast<std::size_t>(-1);
+constexpr std::size_t kPreprocessMaxNodes = 64;
 
 // A tensor the schedule may free: made by a node, not a graph output.
 bool freeable(const ir::Tensor& t) { return t.producer != ir::kNoNode && !t.is_graph_output; }
@@ -69,24 +70,38 @@ std::optional<solvers::RematSchedule> decode(const std::string& text) {
 }
 
 // Cbc in a forked child, as the ILP runs it (a crash in Cbc is an outcome,
-// not memplan's end); MEMPLAN_INPROCESS_CBC=1 keeps it in-process.
-solvers::RematSchedule solve_isolated(const solvers::RematProblem& p,
-                                      const solvers::RematMilpOptions& o,
+// not memplan's end); MEMPLAN_INPROCESS_CBC=1 keeps it in-process. Cbc's
+// preprocessing, stopped by the clock, can crash (a 98-node chain at 5 s):
+// a crash is retried once without it, in what is left of the limit.
+solvers::RematSchedule solve_isolated(const solvers::RematProblem& p, solvers::RematMilpOptions o,
                                       volatile bool* interrupted, std::string& note) {
   if (util::run_in_process_requested("MEMPLAN_INPROCESS_CBC")) return solve_remat_milp(p, o);
-  const auto timeout =
-      std::chrono::milliseconds(static_cast<std::int64_t>((2 * o.time_limit_seconds + 30) * 1e3));
-  const util::IsolatedOutcome out =
-      util::run_isolated([&] { return encode(solve_remat_milp(p, o)); }, timeout, {},
-                         [&] { return interrupted != nullptr && *interrupted; });
-  if (out.kind == util::IsolatedOutcome::Kind::kOk)
-    if (auto s = decode(out.payload)) return std::move(*s);
-  note = out.kind == util::IsolatedOutcome::Kind::kThrew
-             ? "Cbc failed: " + out.payload
-             : "Cbc's child process ended without an answer";
-  solvers::RematSchedule none;
-  none.status = solvers::SolveStatus::kTimeLimit;
-  return none;
+  const auto start = std::chrono::steady_clock::now();
+  const double limit = o.time_limit_seconds;
+  for (;;) {
+    const auto timeout =
+        std::chrono::milliseconds(static_cast<std::int64_t>((2 * o.time_limit_seconds + 30) * 1e3));
+    const util::IsolatedOutcome out =
+        util::run_isolated([&] { return encode(solve_remat_milp(p, o)); }, timeout, {},
+                           [&] { return interrupted != nullptr && *interrupted; });
+    if (out.kind == util::IsolatedOutcome::Kind::kOk)
+      if (auto s = decode(out.payload)) return std::move(*s);
+    const double left =
+        limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (out.kind == util::IsolatedOutcome::Kind::kSignaled && o.preprocess && left > 0) {
+      o.preprocess = false;
+      o.time_limit_seconds = left;
+      note = "checkmate: Cbc crashed (" + util::signal_name(out.signal) +
+             ") in its preprocessing; solved again without it";
+      continue;
+    }
+    note = out.kind == util::IsolatedOutcome::Kind::kThrew
+               ? "checkmate: Cbc failed: " + out.payload
+               : "checkmate: Cbc's child process ended without an answer";
+    solvers::RematSchedule none;
+    none.status = solvers::SolveStatus::kTimeLimit;
+    return none;
+  }
 }
 
 std::vector<std::size_t> runs_of(std::span<const Step> schedule) {
@@ -154,9 +169,23 @@ CheckmateSchedule checkmate_schedule(const ir::Graph& graph, const ir::NodeCosts
   mo.time_limit_seconds = options.time_limit_seconds;
   mo.threads = options.threads;
   mo.warm_start = runs_of(options.warm_start);
+  // Past 64 nodes Cbc's preprocessing alone outran a 5 s limit (15 s on a
+  // 98-node chain, then crashed).
+  mo.preprocess = graph.nodes().size() <= kPreprocessMaxNodes;
   const solvers::RematSchedule s = solve_isolated(problem, mo, options.interrupted, out.note);
   out.solve_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (s.runs.empty() && s.status != solvers::SolveStatus::kInfeasible &&
+      !options.warm_start.empty()) {
+    // As the ILP keeps its warm start when Cbc fails: the plan started from.
+    out.status = solvers::SolveStatus::kFeasible;
+    out.schedule = options.warm_start;
+    out.decisions = decisions_of(graph, out.schedule);
+    for (const Step& st : out.schedule)
+      if (st.op == StepOp::kRecompute) out.recompute_seconds += costs.seconds[st.id];
+    out.note = (out.note.empty() ? why_none(s) : out.note) + "; kept the warm start";
+    return out;
+  }
   if (s.runs.empty()) {
     if (out.note.empty()) out.note = why_none(s);
     out.status =
@@ -168,7 +197,8 @@ CheckmateSchedule checkmate_schedule(const ir::Graph& graph, const ir::NodeCosts
   out.decisions = decisions_of(graph, out.schedule);
   out.recompute_seconds = s.seconds - problem.compute_seconds();
   if (s.bound_seconds) out.bound_seconds = *s.bound_seconds - problem.compute_seconds();
-  out.note = std::string("checkmate: ") + (s.warm_started ? "warm-started" : "no warm start") +
+  const std::string retried = out.note.empty() ? "" : out.note + "; ";
+  out.note = retried + "checkmate: " + (s.warm_started ? "warm-started" : "no warm start") +
              (s.rounded ? "; bytes rounded to Cbc's precision (the optimum may be missed)" : "");
   return out;
 }

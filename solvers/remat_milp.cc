@@ -277,7 +277,7 @@ RematSchedule solve_remat_milp(const RematProblem& problem, const RematMilpOptio
     }
   }
   run_cbc_main(model, std::max(0.01, options.time_limit_seconds), std::max(1, options.threads),
-               true, true);
+               options.preprocess, true);
   const double* x = model.bestSolution();
   if (x != nullptr)
     for (std::size_t t = 0; t < n; ++t)

@@ -20,6 +20,9 @@ namespace memplan::solvers {
 struct RematMilpOptions {
   double time_limit_seconds = 60;
   int threads = 1;
+  // Cbc's preprocessing: faster to a proof, but it can crash when the clock
+  // stops it (CglPreProcess::postProcess); the caller retries without.
+  bool preprocess = true;
   // Runs to start from (Cbc's first incumbent), e.g. a heuristic's plan.
   // Used only where they fit the formulation: the first runs in node order,
   // each stage's runs in node order and each node at most once in it, no
