@@ -6,9 +6,10 @@ known optimum where there is one.
   scripts/bench/tight_budgets_bench.py [--memplan build/cli/memplan]
       [--only chains|fixtures] [--time-limit 5]
 
-Part 1, uniform chains (64 and 32 Sigmoid steps of 4 MiB, a backward that
-reads the states last first, a100-40gb, recompute only): recomputations per
-solver at budgets of S states, next to revolve's optimum for S-3 and S-4
+Part 1, uniform chains (64, 32 and 16 Sigmoid steps of 4 MiB, a backward
+that reads the states last first, a100-40gb, recompute only): recomputations
+per solver (checkmate: Checkmate's MILP, up to 100 nodes) at budgets of S
+states, next to revolve's optimum for S-3 and S-4
 checkpoints (Griewank's binomial formula; 3-4 of the budget's states are
 the backward's own working set). Part 2, every fixture of the benchmark on
 a100-40gb: `memplan compare` at budgets from 40 % down to the floor that
@@ -33,8 +34,8 @@ from run_bench import SMALLEST, dim_args, run  # noqa: E402
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DEVICE = cfg.PARETO_DEVICE
 STATE_FLOATS = 1 << 20  # 4 MiB
-CHAINS = {64: [32, 24, 16, 12, 10, 8, 6, 5], 32: [16, 12, 10, 8, 7, 6, 5]}
-CHAIN_SOLVERS = ["auto", "recompute-greedy", "recompute-ilp", "chen-sqrt"]
+CHAINS = {64: [32, 24, 16, 12, 10, 8, 6, 5], 32: [16, 12, 10, 8, 7, 6, 5], 16: [10, 8, 7, 6, 5]}
+CHAIN_SOLVERS = ["auto", "recompute-greedy", "recompute-ilp", "chen-sqrt", "checkmate"]
 FIXTURE_BUDGETS = [40, 35, 30, 25, 20, 15, 10, 5]
 FIXTURE_SOLVERS = ["auto", "greedy", "ilp", "recompute-greedy", "recompute-ilp", "chen-sqrt"]
 
