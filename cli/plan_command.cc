@@ -339,7 +339,7 @@ void add_plan_command(CLI::App& app) {
       ->required();
   cmd->add_option("--solver", a->solver,
                   "auto, greedy, ilp, chen-sqrt, recompute-greedy, recompute-ilp, vdnn, atp, dtr, "
-                  "checkmate (exact recompute-only MILP, graphs of up to 100 nodes)")
+                  "checkmate (exact recompute-only MILP, graphs of up to 64 nodes)")
       ->capture_default_str();
   cmd->add_option("--allow", a->allow, "What may be used: swap,recompute | swap | recompute")
       ->capture_default_str();

@@ -13,7 +13,6 @@ namespace memplan::planner {
 namespace {
 
 constexpr std::size_t kNever = static_cast<std::size_t>(-1);
-constexpr std::size_t kPreprocessMaxNodes = 64;
 
 // A tensor the schedule may free: made by a node, not a graph output.
 bool freeable(const ir::Tensor& t) { return t.producer != ir::kNoNode && !t.is_graph_output; }
@@ -71,8 +70,9 @@ std::optional<solvers::RematSchedule> decode(const std::string& text) {
 
 // Cbc in a forked child, as the ILP runs it (a crash in Cbc is an outcome,
 // not memplan's end); MEMPLAN_INPROCESS_CBC=1 keeps it in-process. Cbc's
-// preprocessing, stopped by the clock, can crash (a 98-node chain at 5 s):
-// a crash is retried once without it, in what is left of the limit.
+// preprocessing, stopped by the clock, can crash (CglPreProcess::postProcess,
+// a 98-node chain at 5 s): a crash is retried once without it, in what is
+// left of the limit.
 solvers::RematSchedule solve_isolated(const solvers::RematProblem& p, solvers::RematMilpOptions o,
                                       volatile bool* interrupted, std::string& note) {
   if (util::run_in_process_requested("MEMPLAN_INPROCESS_CBC")) return solve_remat_milp(p, o);
@@ -169,9 +169,6 @@ CheckmateSchedule checkmate_schedule(const ir::Graph& graph, const ir::NodeCosts
   mo.time_limit_seconds = options.time_limit_seconds;
   mo.threads = options.threads;
   mo.warm_start = runs_of(options.warm_start);
-  // Past 64 nodes Cbc's preprocessing alone outran a 5 s limit (15 s on a
-  // 98-node chain, then crashed).
-  mo.preprocess = graph.nodes().size() <= kPreprocessMaxNodes;
   const solvers::RematSchedule s = solve_isolated(problem, mo, options.interrupted, out.note);
   out.solve_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

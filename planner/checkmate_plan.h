@@ -23,9 +23,10 @@
 namespace memplan::planner {
 
 // Past this many nodes the MILP (nodes² stages × nodes) is not built: the
-// solver says so and hands out no plan. A 130-node chain took 20 s for a
-// 5 s limit (Cbc's root is not stopped by the clock); a 98-node one 7 s.
-inline constexpr std::size_t kCheckmateMaxNodes = 100;
+// solver says so and hands out no plan. Past it the root LP alone outruns
+// the time limit (a 130-node chain: 20 s for a 5 s limit; the 97-node
+// gru_lm of the zoo: 31 s for 10 s).
+inline constexpr std::size_t kCheckmateMaxNodes = 64;
 
 struct CheckmateOptions {
   double time_limit_seconds = 60;

@@ -264,6 +264,8 @@ RematSchedule solve_remat_milp(const RematProblem& problem, const RematMilpOptio
                      lp.row_hi.data());
   for (int c : lp.integer) solver.setInteger(c);
   solver.messageHandler()->setLogLevel(0);
+  // Cbc's clock stops its search, not Clp's simplex at the root.
+  solver.getModelPtr()->setMaximumWallSeconds(std::max(0.01, options.time_limit_seconds));
   CbcModel model(solver);
   CbcMain0(model);
   model.setLogLevel(0);

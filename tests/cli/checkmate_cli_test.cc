@@ -60,7 +60,7 @@ TEST(CheckmateCli, ALargeGraphGetsNoPlanAndOneLineSayingWhy) {
                        "--budget 90% -q -o " +
                        ::testing::TempDir() + "memplan_checkmate_large");
   EXPECT_EQ(r.exit_code, 3) << r.err;
-  EXPECT_NE(r.err.find("more than the 100 its MILP is built for"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("more than the 64 its MILP is built for"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
