@@ -4,7 +4,8 @@
 A uniform chain x0 -> x1 -> ... -> x32 (Sigmoid) with a backward reading the
 states last first is planned recompute-only at budgets of 8 and 6 states,
 where memplan's scheduler nests remakes (docs/scheduling.md, rule 7): states
-are freed and recomputed again. For each plan:
+are freed and recomputed again. A 10-step chain at 5 states is planned by
+`--solver checkmate`, whose MILP chooses every run. For each plan:
 * at least one node is recomputed twice or more, and a state is freed
   between two of its remakes;
 * `memplan validate` accepts it and `memplan run` (host backend) reports zero
@@ -54,11 +55,11 @@ def freed_between_remakes(plan: dict, node_of: dict) -> bool:
     return any(v == 3 for v in state.values())
 
 
-def check(memplan: str, work: str, model: str, states: int) -> list[str]:
-    out = os.path.join(work, f"s{states}")
-    budget = states * FLOATS * 4 + 64
+def check(memplan: str, work: str, model: str, steps: int, states: int, solver: str) -> list[str]:
+    out = os.path.join(work, f"{steps}-{states}-{solver}")
+    budget = states * FLOATS * 4 + 1024  # the layout aligns the scalar loss to 256 B
     subprocess.run([memplan, "plan", model, "--budget", str(budget), "--allow", "recompute",
-                    "--solver", "auto", "-o", out, "-q"], check=True)
+                    "--solver", solver, "--time-limit", "30", "-o", out, "-q"], check=True)
     plan_path = os.path.join(out, "plan.json")
     with open(plan_path, encoding="utf-8") as f:
         plan = json.load(f)
@@ -66,7 +67,7 @@ def check(memplan: str, work: str, model: str, states: int) -> list[str]:
     remakes = collections.Counter(s["node"] for s in plan["schedule"] if s["op"] == "recompute")
     if not remakes or max(remakes.values()) < 2:
         problems.append("no node recomputed twice")
-    if not freed_between_remakes(plan, {f"f{i}": f"x{i}" for i in range(1, STEPS + 1)}):
+    if not freed_between_remakes(plan, {f"f{i}": f"x{i}" for i in range(1, steps + 1)}):
         problems.append("no state freed between two remakes")
     if subprocess.run([memplan, "validate", model, plan_path], capture_output=True).returncode != 0:
         problems.append("validate refused the plan")
@@ -74,13 +75,13 @@ def check(memplan: str, work: str, model: str, states: int) -> list[str]:
     if run.returncode != 0 or " 0 error(s)" not in run.stdout:
         problems.append("run: " + (run.stdout + run.stderr).strip().splitlines()[-1])
     rewritten = os.path.join(out, "model.memplan.onnx")
-    clones = sum(1 for n in onnx.load(rewritten).graph.node if n.op_type == "Sigmoid") - STEPS
+    clones = sum(1 for n in onnx.load(rewritten).graph.node if n.op_type == "Sigmoid") - steps
     x = np.random.RandomState(states).randn(FLOATS).astype(np.float32)
     for level in (ort.GraphOptimizationLevel.ORT_DISABLE_ALL, ort.GraphOptimizationLevel.ORT_ENABLE_ALL):
         ref, got = run_model(model, x, level), run_model(rewritten, x, level)
         if not all(np.array_equal(a, b) for a, b in zip(ref, got)):
             problems.append(f"outputs differ at {level}")
-    print(f"{states} states: {sum(remakes.values())} recomputes, {clones} clones, "
+    print(f"{steps} steps, {states} states, {solver}: {sum(remakes.values())} recomputes, {clones} clones, "
           f"most of one node {max(remakes.values(), default=0)}: {'ok' if not problems else problems}")
     return problems
 
@@ -91,10 +92,11 @@ def main() -> int:
     args = ap.parse_args()
     passed = failed = 0
     with tempfile.TemporaryDirectory() as work:
-        model = os.path.join(work, "chain.onnx")
-        chain_model(STEPS, FLOATS, model)
-        for states in (8, 6):
-            if check(args.memplan, work, model, states):
+        for steps, states, solver in ((STEPS, 8, "auto"), (STEPS, 6, "auto"), (10, 5, "checkmate")):
+            model = os.path.join(work, f"chain{steps}.onnx")
+            if not os.path.exists(model):
+                chain_model(steps, FLOATS, model)
+            if check(args.memplan, work, model, steps, states, solver):
                 failed += 1
             else:
                 passed += 1
