@@ -10,6 +10,7 @@
 #include "cli/plan_options.h"
 #include "ir/baseline_memory.h"
 #include "ir/liveness.h"
+#include "planner/checkmate_plan.h"
 #include "planner/plan_search.h"
 #include "solvers/solver_registry.h"
 #include "util/errors.h"
@@ -78,6 +79,9 @@ void run_compare(const CompareArgs& a) {
   const std::uint64_t baseline_peak = ir::baseline_memory(g, ir::Liveness(g)).peak_bytes;
   std::vector<std::string> names = a.solvers.empty() ? solvers::solver_names() : split(a.solvers);
   if (a.solvers.empty()) names.push_back("dtr");
+  // The exact remat plan, where the graph is small enough for its MILP.
+  if (a.solvers.empty() && g.nodes().size() <= planner::kCheckmateMaxNodes)
+    names.push_back("checkmate");
   for (const auto& n : names)
     if (n != "dtr" && n != "auto" && n != "checkmate")
       solvers::make_solver(n);  // unknown names fail before any work

@@ -54,6 +54,28 @@ TEST(CheckmateCli, PlansASmallChainExactlyAndTheValidatorAgrees) {
   EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
 }
 
+// compare lists checkmate among its default solvers where the graph is
+// small enough for it, and not otherwise.
+TEST(CheckmateCli, CompareRunsItByDefaultOnASmallGraphOnly) {
+  auto small = run_memplan("compare " + six_step_chain() + " --budgets 90% --json");
+  ASSERT_EQ(small.exit_code, 0) << small.err;
+  auto doc = nlohmann::json::parse(small.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << small.out;
+  int rows = 0;
+  for (const auto& row : doc["rows"])
+    if (row["solver"] == "checkmate") {
+      ++rows;
+      EXPECT_TRUE(row["fits"].get<bool>()) << row.dump();
+    }
+  EXPECT_EQ(rows, 1);
+  auto large = run_memplan("compare " + std::string(MEMPLAN_FIXTURES) +
+                           "/torch/gru_lm.opset15.training.onnx --dim batch=4 --dim seq=16 "
+                           "--budgets 90% --time-limit 2 --json");  // 97 nodes
+  ASSERT_EQ(large.exit_code, 0) << large.err;
+  EXPECT_NE(large.out.find("\"greedy\""), std::string::npos);
+  EXPECT_EQ(large.out.find("\"checkmate\""), std::string::npos);
+}
+
 TEST(CheckmateCli, ALargeGraphGetsNoPlanAndOneLineSayingWhy) {
   auto r = run_memplan("plan " + std::string(MEMPLAN_FIXTURES) +
                        "/gpt2_small.training.onnx --dim batch=8 --dim seq=512 --solver checkmate "
