@@ -128,10 +128,11 @@ bool had_symbolic_dims(const onnx::ValueInfoProto& v) {
   return false;
 }
 
-void size_tensor(Tensor& t, const onnx::TypeProto* type, const LoadOptions& options,
-                 const std::string& where, std::vector<std::string>& unknown) {
+void size_tensor(Tensor& t, const onnx::TypeProto* type,
+                 const std::map<std::string, std::uint64_t>& overrides, const std::string& where,
+                 std::vector<std::string>& unknown) {
   if (type != nullptr && type->has_tensor_type()) t.elem_type = type->tensor_type().elem_type();
-  if (auto it = options.tensor_bytes.find(t.name); it != options.tensor_bytes.end()) {
+  if (auto it = overrides.find(t.name); it != overrides.end()) {
     t.bytes = it->second;
     t.shape_known = false;
     return;
@@ -480,6 +481,8 @@ Graph build_graph(const onnx::ModelProto& model, const LoadOptions& options,
       graph.add_node(std::move(node));
     }
   };
+  const auto overrides =
+      options.tensor_bytes_later ? options.tensor_bytes_later() : options.tensor_bytes;
   auto types = resolve_types(work, where, options.shape_inference, warnings, add_nodes);
   for (const auto& v : g.output()) {
     auto id = graph.find_tensor(v.name());
@@ -490,7 +493,7 @@ Graph build_graph(const onnx::ModelProto& model, const LoadOptions& options,
   std::vector<std::string> unknown;
   for (auto& t : graph.mutable_tensors()) {
     auto it = types.find(t.name);
-    size_tensor(t, it == types.end() ? nullptr : &it->second, options, where, unknown);
+    size_tensor(t, it == types.end() ? nullptr : &it->second, overrides, where, unknown);
   }
   if (!unknown.empty()) throw InputError(unsized_message(graph, unknown, where));
 
