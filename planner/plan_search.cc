@@ -458,15 +458,19 @@ PlanOutcome search_order(const ir::Graph& graph, const ir::NodeCosts& graph_cost
 
 // PlanRequest::state_on_host: the search on the planning order, and on
 // its copy with the training state on the host where that is asked for.
+// The copy is made only where it is searched: a graph copy and more per
+// search (synth100k: 0.08 s of a 0.95 s search whose plan fits without it).
 PlanOutcome search_with_state_on_host(const ir::Graph& graph, const ir::NodeCosts& graph_costs,
                                       const PlanningGraph& pg, const PlanRequest& req) {
-  std::optional<PlanningGraph> host =
-      state_on_host_allowed(req) ? with_state_on_host(pg) : std::nullopt;
-  if (!host) return search_order(graph, graph_costs, pg, req);
-  if (req.state_on_host == PlanRequest::StateOnHost::kAlways)
-    return search_order(graph, graph_costs, *host, req);
+  if (!state_on_host_allowed(req)) return search_order(graph, graph_costs, pg, req);
+  if (req.state_on_host == PlanRequest::StateOnHost::kAlways) {
+    const std::optional<PlanningGraph> host = with_state_on_host(pg);
+    return search_order(graph, graph_costs, host ? *host : pg, req);
+  }
   PlanOutcome out = search_order(graph, graph_costs, pg, req);
   if (out.fits) return out;
+  const std::optional<PlanningGraph> host = with_state_on_host(pg);
+  if (!host) return out;
   PlanOutcome on_host = search_order(graph, graph_costs, *host, req);
   if (!on_host.fits && on_host.plan.predicted.peak_bytes >= out.plan.predicted.peak_bytes)
     return out;
