@@ -1,6 +1,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -15,8 +16,14 @@ namespace memplan::ir {
 struct LoadOptions {
   std::map<std::string, std::int64_t> dims;           // --dim name=value
   std::map<std::string, std::uint64_t> tensor_bytes;  // costs `tensors` overrides
-  std::optional<std::string> loss;                    // the loss tensor, if not found
-  ShapeInferenceIsolation shape_inference;            // isolated in a child by default
+  // Where set, the overrides come from here instead, asked for once, just
+  // before shape inference: a costs file can be read on another thread while
+  // the model is read and checked, and that thread must be done by then,
+  // since the inference forks (util/isolated_call.h). What it throws, the
+  // load throws.
+  std::function<std::map<std::string, std::uint64_t>()> tensor_bytes_later;
+  std::optional<std::string> loss;          // the loss tensor, if not found
+  ShapeInferenceIsolation shape_inference;  // isolated in a child by default
 };
 
 // The optimizer model whose steps a LoadedModel's graph ends with.

@@ -6,6 +6,7 @@
 // searched again for a budget lowered by the overshoot, a few times, and
 // the plan keeps the budget it was asked for.
 #include <cstdint>
+#include <optional>
 
 #include "ir/costs.h"
 #include "ir/graph.h"
@@ -36,6 +37,17 @@ LayoutFitOutcome search_plan_with_layout(const ir::Graph& graph, const ir::NodeC
                                          const PlanRequest& request,
                                          int max_replans = kMaxLayoutReplans,
                                          int max_bisections = kMaxLayoutBisections);
+
+// The planning budget of the next replan after one at `lowered`, for the
+// kept plan's layout (`arena_bytes` over its `peak_bytes`): budget - (arena -
+// peak), or `lowered` less the overshoot (arena - budget) where that is
+// lower; nullopt where nothing is left to plan with. `stalls`: the replans
+// in a row whose arena did not come down; each multiplies the overshoot's
+// step by kStalledStepFactor.
+std::optional<std::uint64_t> next_planning_budget(std::uint64_t budget, std::uint64_t lowered,
+                                                  std::uint64_t arena_bytes,
+                                                  std::uint64_t peak_bytes, int stalls);
+inline constexpr std::uint64_t kStalledStepFactor = 8;
 
 // The smallest budget for which search_plan_with_layout() finds a plan
 // whose layout fits: the arena of the plan for smallest_reachable_peak()

@@ -104,6 +104,8 @@ class GreedyRun {
   }
 
   bool fits() const { return st_.fits(); }
+  // The simulator's time for what run() returned, where it was asked.
+  std::optional<double> simulated() const { return simulated_; }
 
  private:
   static constexpr double kEps = 1e-9;
@@ -424,6 +426,7 @@ class GreedyRun {
         st_.set(i, was);
       }
     }
+    simulated_ = current;
     return best;
   }
 
@@ -438,6 +441,7 @@ class GreedyRun {
   std::vector<std::size_t> order_;
   double link_price_ = 0;  // start()
   std::optional<IntervalStab> windows_;
+  std::optional<double> simulated_;  // simulated_undo()
 };
 
 bool any_recomputable(const Problem& p) {
@@ -452,8 +456,11 @@ Solution GreedySolver::solve(const Problem& p, const SolverOptions& options) con
   Solution out;
   if (options.simulate && p.candidates.size() <= kAlternativesMaxCandidates)
     keep_the_fastest_run(p, options, out);  // the main run among the others
-  else
-    out.choice = GreedyRun(p, config_, options).run();
+  else {
+    GreedyRun run(p, config_, options);
+    out.choice = run.run();
+    out.simulated_seconds = run.simulated();
+  }
   const ModelEval e = evaluate(p, out.choice);
   out.objective_seconds = replayed_objective(p, out.choice, e).seconds;
   out.status = e.fits ? SolveStatus::kHeuristic : SolveStatus::kInfeasible;
@@ -562,6 +569,7 @@ void GreedySolver::keep_the_fastest_run(const Problem& p, const SolverOptions& o
     out.choice = std::move(choice);
     out.note = what + " simulated fastest";
   }
+  out.simulated_seconds = best;
 }
 
 }  // namespace memplan::solvers

@@ -49,6 +49,9 @@ struct Solution {
   // Where a second opinion (a simulator-judged alternative) replaced the
   // solver's own answer: that answer, which budget tightening follows.
   std::vector<Decision> own_choice;
+  // What options.simulate said of `choice` itself, where the solver asked
+  // and it fitted: the caller need not schedule and simulate it again.
+  std::optional<double> simulated_seconds;
 };
 
 // What a time-limited solve may take: its own limit, or what is left of

@@ -128,6 +128,10 @@ std::vector<BadCase> bad_cases() {
       {"truncated", "inspect " + cut + " --dim batch=2", cut},
       {"unbound", "inspect " + kMlp, "--dim batch=N"},
       {"costs", "inspect " + kMlp + " --dim batch=2 --costs " + bad_costs, "seconds"},
+      // The costs file is read beside the model; its error still comes first,
+      // as when it was read before the model.
+      {"costs_and_model", "inspect " + text + " --costs " + bad_costs, "seconds"},
+      {"costs_and_missing_model", "inspect /nonexistent.onnx --costs " + bad_costs, "seconds"},
   };
 }
 

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
+#include <string>
 
 #include "support/model_builder.h"
 #include "util/errors.h"
@@ -225,6 +227,36 @@ TEST(OnnxLoaderBadInput, UnknownShapeNamesTensorAndOp) {
   o.tensor_bytes["out"] = 100;
   LoadedModel m = load_model(path, o);
   EXPECT_EQ(m.graph.tensor(*m.graph.find_tensor("m")).bytes, 100u);
+}
+
+// The overrides of a costs file still being read: asked for once, before
+// the fork of shape inference, and what the question throws, the load throws.
+TEST(OnnxLoader, LateSizeOverridesAreAskedForOnceAndTheirErrorPropagates) {
+  ModelBuilder b;
+  b.input("x", {std::int64_t{2}});
+  b.node("MysteryOp", {"x"}, {"m"}, "mystery", "com.example");
+  b.output("m");
+  const std::string path = b.write("mystery_late");
+  LoadOptions o;
+  o.tensor_bytes["m"] = 1;  // not used: the late overrides take its place
+  int asked = 0;
+  o.tensor_bytes_later = [&] {
+    ++asked;
+    return std::map<std::string, std::uint64_t>{{"m", 100}};
+  };
+  LoadedModel m = load_model(path, o);
+  EXPECT_EQ(m.graph.tensor(*m.graph.find_tensor("m")).bytes, 100u);
+  EXPECT_EQ(asked, 1);
+
+  o.tensor_bytes_later = []() -> std::map<std::string, std::uint64_t> {
+    throw InputError("costs.json: nodes.x.seconds: negative value -1");
+  };
+  try {
+    load_model(path, o);
+    FAIL() << "loaded";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "costs.json: nodes.x.seconds: negative value -1");
+  }
 }
 
 // An int64 scalar whose only value sits in string_data holds no int64: it

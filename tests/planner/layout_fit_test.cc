@@ -39,6 +39,26 @@ PlanRequest vdnn_at(std::uint64_t budget) {
   return req;
 }
 
+TEST(LayoutFit, NextPlanningBudgetTakesTheLossOffThenTheOvershoot) {
+  // budget 1000; the arena 1020 over a peak of 990: 30 lost, 20 over.
+  EXPECT_EQ(next_planning_budget(1000, 1000, 1020, 990, 0), 970u);
+  // A replan at 970 kept: arena 1005 over a peak of 965 (40 lost, 5 over).
+  EXPECT_EQ(next_planning_budget(1000, 970, 1005, 965, 0), 960u);
+  // Its own loss small (2 lost): the overshoot comes off what was planned for.
+  EXPECT_EQ(next_planning_budget(1000, 970, 1005, 1003, 0), 965u);
+  EXPECT_FALSE(next_planning_budget(1000, 5, 1005, 1003, 0).has_value());
+  EXPECT_FALSE(next_planning_budget(1000, 970, 2000, 0, 0).has_value());
+}
+
+// Replans that leave the arena where it was (synth100k at 70 %: 2 MB lower,
+// the arena 2 MB over, again and again) step further each time.
+TEST(LayoutFit, NextPlanningBudgetStepsFurtherWhileTheArenaStays) {
+  EXPECT_EQ(next_planning_budget(1000, 970, 1005, 1003, 1), 970u - 5 * kStalledStepFactor);
+  EXPECT_EQ(next_planning_budget(1000, 970, 1001, 1000, 2),
+            970u - kStalledStepFactor * kStalledStepFactor);
+  EXPECT_FALSE(next_planning_budget(1000, 970, 1005, 1003, 3).has_value());  // 2560: nothing left
+}
+
 // mlp, swap-only at its reachable peak: the peak fits exactly, the arena
 // did not (3210 B over before issue 19).
 TEST(LayoutFit, AtTheReachablePeakTheFirstLayoutOvershoots) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "random_problem.h"
 #include "solvers/evictions.h"
@@ -86,6 +87,35 @@ TEST(GreedySolver, SimulatorJudgedUndoOnlyAcceptsImprovements) {
   EXPECT_TRUE(evaluate(p, with.choice).fits);
   std::printf("evicted with the simulator %ld, without %ld\n", static_cast<long>(evicted(with)),
               static_cast<long>(evicted(without)));
+}
+
+// The simulator's time for the choice handed out comes back with it, so the
+// planner need not schedule and simulate that choice again: on the path
+// with second opinions and on the main run alone (past
+// kAlternativesMaxCandidates candidates).
+TEST(GreedySolver, HandsOutTheSimulatedTimeOfItsChoice) {
+  // A distinct time per choice: which candidates are evicted, and how.
+  auto seconds_of = [](const std::vector<Decision>& d) {
+    double t = 0;
+    for (std::size_t i = 0; i < d.size(); ++i)
+      t += static_cast<double>(d[i]) * static_cast<double>(i % 7 + 1);
+    return t;
+  };
+  SolverOptions o;
+  o.simulate = [&](const std::vector<Decision>& d) -> std::optional<double> {
+    return seconds_of(d);
+  };
+  const int large = static_cast<int>(GreedySolver::kAlternativesMaxCandidates) + 1;
+  for (const auto& [seed, candidates, steps] :
+       {std::tuple{3U, 40, 120}, std::tuple{5U, 60, 160}, std::tuple{7U, large, 4 * large}}) {
+    Problem p = test::random_problem(seed, candidates, steps, 0.7);
+    const Solution s = GreedySolver().solve(p, o);
+    ASSERT_TRUE(evaluate(p, s.choice).fits) << seed;
+    ASSERT_TRUE(s.simulated_seconds.has_value()) << seed;
+    EXPECT_EQ(*s.simulated_seconds, seconds_of(s.choice)) << seed;
+  }
+  // Without a simulator there is nothing to hand out.
+  EXPECT_FALSE(GreedySolver().solve(test::random_problem(3, 40, 120, 0.7), {}).simulated_seconds);
 }
 
 // One large tensor that is nearly free to recompute, four that can only be
