@@ -348,7 +348,8 @@ void add_plan_command(CLI::App& app) {
                 "(only activations are candidates)");
   cmd->add_option("--state-on-host", a->state_on_host,
                   "Keep training state on the host between iterations (plan.json's "
-                  "initial_host): auto (only where the plan without it does not fit), always, "
+                  "initial_host): auto (where the plan without it does not fit, or costs more "
+                  "than copying the state once), always, "
                   "never")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "always", "never"}));
