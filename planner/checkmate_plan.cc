@@ -116,10 +116,8 @@ std::vector<Decision> decisions_of(const ir::Graph& g, std::span<const Step> sch
   std::vector<Decision> d(g.tensors().size(), Decision::kKeep);
   std::vector<char> resident(g.tensors().size(), 0);
   for (const Step& s : schedule) {
-    if (s.op == StepOp::kFree) {
-      resident[s.id] = 0;
-      continue;
-    }
+    if (s.op == StepOp::kFree) resident[s.id] = 0;
+    if (!s.on_node()) continue;  // a warm start's own schedule may copy, too
     for (ir::TensorId t : g.nodes()[s.id].outputs) {
       if (s.op == StepOp::kRecompute && !resident[t]) d[t] = Decision::kRecompute;
       resident[t] = 1;
