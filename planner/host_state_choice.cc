@@ -20,6 +20,10 @@ double host_state_copy_seconds(const PlanningGraph& pg) {
   return bytes / d.h2d_bytes_per_s + bytes / d.d2h_bytes_per_s;
 }
 
+bool host_state_worth_searching(const PlanOutcome& without, const PlanningGraph& pg) {
+  return !without.fits || overhead_seconds(without) > host_state_copy_seconds(pg);
+}
+
 std::string host_state_wins(const PlanOutcome& without, const PlanOutcome& on_host) {
   if (!without.fits) {
     if (on_host.fits) return "did not fit";

@@ -14,6 +14,10 @@ namespace memplan::planner {
 // where the plan without it does not fit or costs more than this.
 double host_state_copy_seconds(const PlanningGraph& pg);
 
+// Whether the plan with the state on the host is worth a search after
+// `without`: it does not fit, or costs more than host_state_copy_seconds.
+bool host_state_worth_searching(const PlanOutcome& without, const PlanningGraph& pg);
+
 // Why the plan with the state on the host is handed out, or "" where the
 // one without it stays: a fit beats no fit, a lower peak beats a higher
 // one where neither fits, and between two fits the faster wins.

@@ -487,10 +487,7 @@ PlanOutcome search_with_state_on_host(const ir::Graph& graph, const ir::NodeCost
     return search_order(graph, graph_costs, host ? *host : pg, req);
   }
   PlanOutcome out = search_order(graph, graph_costs, pg, req);
-  if (out.fits &&
-      out.plan.predicted.iteration_seconds - out.plan.predicted.baseline_iteration_seconds <=
-          host_state_copy_seconds(pg))
-    return out;
+  if (!host_state_worth_searching(out, pg)) return out;
   const std::optional<PlanningGraph> host = with_state_on_host(pg);
   if (!host) return out;
   PlanOutcome on_host = search_order(graph, graph_costs, *host, req);
