@@ -166,6 +166,7 @@ CheckmateSchedule checkmate_schedule(const ir::Graph& graph, const ir::NodeCosts
   solvers::RematMilpOptions mo;
   mo.time_limit_seconds = options.time_limit_seconds;
   mo.threads = options.threads;
+  mo.max_branch_nodes = options.max_branch_nodes;
   mo.warm_start = runs_of(options.warm_start);
   const solvers::RematSchedule s = solve_isolated(problem, mo, options.interrupted, out.note);
   out.solve_seconds =

@@ -31,6 +31,7 @@ inline constexpr std::size_t kCheckmateMaxNodes = 64;
 struct CheckmateOptions {
   double time_limit_seconds = 60;
   int threads = 1;
+  int max_branch_nodes = 0;  // Cbc's, 0 for no limit (RematMilpOptions)
   // A schedule of the same graph to start from (a recompute-only plan's);
   // only its compute and recompute steps are read, and only where they fit
   // the MILP's stages (solvers::RematMilpOptions::warm_start).

@@ -103,10 +103,11 @@ std::string keep_the_fastest_plan(const ir::Graph& g, const ir::NodeCosts& costs
 }
 
 Attempt run_checkmate(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
-                      const solvers::SolverOptions& so) {
+                      const solvers::SolverOptions& so, int max_branch_nodes) {
   CheckmateOptions co;
   co.time_limit_seconds = solvers::seconds_allowed(so);
   co.threads = req.threads;
+  co.max_branch_nodes = max_branch_nodes;
   co.interrupted = req.interrupted;
   Attempt out;
   CheckmateSchedule c;
@@ -184,7 +185,7 @@ Attempt run_auto(const ir::Graph& g, const ir::NodeCosts& costs, const PlanReque
   if (!req.evictions.recompute || g.nodes().size() > kAutoCheckmateMaxNodes || spent(req) ||
       costs_nothing)
     return x;
-  Attempt c = run_checkmate(g, costs, req, co);
+  Attempt c = run_checkmate(g, costs, req, co, kAutoCheckmateBranchNodes);
   if (c.solution.status != solvers::SolveStatus::kInfeasible &&
       keep_if_faster(x, std::move(c), "the checkmate plan", req)) {
     used = "checkmate";

@@ -13,11 +13,15 @@
 namespace memplan::planner::detail {
 
 // `auto` runs checkmate too on graphs of up to this many nodes, where its
-// MILP is small (the 26-node mlp: a fraction of a second).
-inline constexpr std::size_t kAutoCheckmateMaxNodes = 64;
-// ... with at most this many seconds for its MILP (a 34-node chain at 6
-// states: no proof in 20 s; the warm start keeps the heuristic's plan).
-inline constexpr double kAutoCheckmateSeconds = 2;
+// MILP is small (the 26-node mlp: a fraction of a second; at 46 and 64
+// nodes 100 branch nodes took 12-20 s and never beat the heuristic) ...
+inline constexpr std::size_t kAutoCheckmateMaxNodes = 32;
+// ... with at most this many of Cbc's branch-and-bound nodes: a bound on
+// work, so that auto hands out the same plan on a slow machine as on a
+// fast one (docs/model.md) ...
+inline constexpr int kAutoCheckmateBranchNodes = 100;
+// ... and this many seconds, a guard: the node limit is what bounds it.
+inline constexpr double kAutoCheckmateSeconds = 30;
 
 // The heuristic's plan: the greedy's or one of its variants', the fastest
 // that fits.
@@ -34,8 +38,9 @@ std::string keep_the_fastest_plan(const ir::Graph& g, const ir::NodeCosts& costs
 // `checkmate` (planner/checkmate_plan.h), warm-started from the
 // recompute-only greedy's plan; where the MILP finds no schedule, the
 // baseline's plan (which does not fit), its note saying why.
+// max_branch_nodes: Cbc's, 0 for no limit.
 Attempt run_checkmate(const ir::Graph& g, const ir::NodeCosts& costs, const PlanRequest& req,
-                      const solvers::SolverOptions& so);
+                      const solvers::SolverOptions& so, int max_branch_nodes = 0);
 
 // `auto`: the heuristic, the ILP warm-started from it, the recompute-only
 // ILP, and on graphs of up to kAutoCheckmateMaxNodes nodes checkmate;

@@ -261,8 +261,11 @@ Solution cbc_solve(const Problem& problem, const IlpModel& m, const SolverOption
   // CglPreProcess::postProcess (seen on gpt2_medium v100 40 % under load, 1
   // run in 3): the caller turns it off for link-cut re-solves. The caller's
   // SIGINT handler comes back, so an interrupt between rounds reaches it.
-  run_cbc_main(model, std::max(kMinCbcSeconds, left), std::max(1, options.threads),
-               preprocess && m.shared.empty());
+  CbcRun run;
+  run.seconds = std::max(kMinCbcSeconds, left);
+  run.threads = std::max(1, options.threads);
+  run.preprocess = preprocess && m.shared.empty();
+  run_cbc_main(model, run);
   // CbcMain1 installs its own SIGINT handler; an interrupt then shows as
   // secondary status 5 (stopped on event) rather than in our flag.
   if (model.secondaryStatus() == 5 && !stopped_on_time && options.interrupted != nullptr)

@@ -278,8 +278,13 @@ RematSchedule solve_remat_milp(const RematProblem& problem, const RematMilpOptio
       out.warm_started = model.bestSolution() != nullptr;
     }
   }
-  run_cbc_main(model, std::max(0.01, options.time_limit_seconds), std::max(1, options.threads),
-               options.preprocess, true);
+  CbcRun run;
+  run.seconds = std::max(0.01, options.time_limit_seconds);
+  run.threads = std::max(1, options.threads);
+  run.preprocess = options.preprocess;
+  run.cuts_at_root_only = true;
+  run.max_nodes = options.max_branch_nodes;
+  run_cbc_main(model, run);
   const double* x = model.bestSolution();
   if (x != nullptr)
     for (std::size_t t = 0; t < n; ++t)

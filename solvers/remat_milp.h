@@ -23,6 +23,9 @@ struct RematMilpOptions {
   // Cbc's preprocessing: faster to a proof, but it can crash when the clock
   // stops it (CglPreProcess::postProcess); the caller retries without.
   bool preprocess = true;
+  // Cbc's branch-and-bound nodes at most (0: no limit), a bound on work
+  // that gives the same answer on a slow machine as on a fast one.
+  int max_branch_nodes = 0;
   // Runs to start from (Cbc's first incumbent), e.g. a heuristic's plan.
   // Used only where they fit the formulation: the first runs in node order,
   // each stage's runs in node order and each node at most once in it, no
