@@ -179,13 +179,13 @@ TEST(AtomicOutputs, AKilledRunLeavesOnlyCompleteFiles) {
     if (fd >= 0) ::close(fd);
     return fd >= 0;
   }();
-  constexpr int kKills = 24;
+  constexpr int kKills = 12;
   int killed = 0, partial_sets = 0;
   for (int k = 1; k <= kKills; ++k) {
     const std::string out = test::temp_path("kill_" + std::to_string(k));
     pid = spawn(args_for(out), err);
     ASSERT_GT(pid, 0);
-    std::this_thread::sleep_until(std::chrono::steady_clock::now() + run * k / (kKills - 4));
+    std::this_thread::sleep_until(std::chrono::steady_clock::now() + run * k / (kKills - 2));
     kill(pid, SIGKILL);
     ASSERT_EQ(waitpid(pid, &status, 0), pid);
     if (WIFSIGNALED(status)) ++killed;
