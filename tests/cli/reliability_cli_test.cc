@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "support/model_builder.h"
@@ -52,11 +53,13 @@ pid_t spawn(std::vector<std::string> args, const std::string& err) {
 }
 
 TEST(Determinism, SameInputsGiveByteIdenticalOutputs) {
-  for (const char* solver : {"greedy", "ilp", "auto"}) {
+  // auto at 85 % runs the ILP through several link-cut rounds (9 s); the
+  // ILP alone is checked at 90 %, where it proves its first answer (0.9 s).
+  for (const auto& [solver, budget] :
+       {std::pair{"greedy", "85%"}, std::pair{"ilp", "90%"}, std::pair{"auto", "85%"}}) {
     std::string a = test::temp_path("det_a"), b = test::temp_path("det_b");
-    std::string args = "plan " + kGpt2 +
-                       " --dim batch=4 --dim seq=256 --budget 85% --reproducible --solver " +
-                       solver + " --time-limit 120 -q -o ";
+    std::string args = "plan " + kGpt2 + " --dim batch=4 --dim seq=256 --budget " + budget +
+                       " --reproducible --solver " + solver + " --time-limit 120 -q -o ";
     auto r1 = test::run_memplan(args + a);
     auto r2 = test::run_memplan(args + b);
     ASSERT_EQ(r1.exit_code, 0) << r1.err;
