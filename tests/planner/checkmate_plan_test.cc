@@ -18,6 +18,8 @@
 namespace memplan::planner {
 namespace {
 
+constexpr double kNoTimeLimit = 3600;
+
 double recompute_seconds(const Plan& plan, const ir::NodeCosts& costs) {
   double s = 0;
   for (const Step& st : plan.schedule)
@@ -31,7 +33,9 @@ PlanOutcome plan_with(const ir::Graph& g, const ir::NodeCosts& costs, std::uint6
   req.budget_bytes = budget;
   req.solver = solver;
   req.evictions = solvers::Evictions::recompute_only();
-  req.time_limit_seconds = 20;
+  // No limit Cbc could reach: what these tests check must not depend on
+  // how fast the machine is (CI's, under ASan, is many times slower).
+  req.time_limit_seconds = kNoTimeLimit;
   return search_plan(g, costs, req);
 }
 
@@ -39,7 +43,9 @@ PlanOutcome plan_with(const ir::Graph& g, const ir::NodeCosts& costs, std::uint6
 std::optional<double> optimum(const ir::Graph& g, const ir::NodeCosts& costs,
                               std::uint64_t budget) {
   const solvers::RematProblem p = solvers::remat_problem(g, costs, budget);
-  const solvers::RematSchedule s = solve_remat_milp(p, {});
+  solvers::RematMilpOptions o;
+  o.time_limit_seconds = kNoTimeLimit;
+  const solvers::RematSchedule s = solve_remat_milp(p, o);
   if (s.status != solvers::SolveStatus::kOptimal) return std::nullopt;
   return s.seconds - p.compute_seconds();
 }
