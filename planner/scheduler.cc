@@ -108,8 +108,8 @@ void drop_unused_swap_outs(const ir::Graph& graph, ScheduleResult& r) {
 class Rounds {
  public:
   Rounds(const ir::Graph& graph, const ir::NodeCosts& costs, const std::vector<Decision>& requested,
-         const ScheduleOptions& options)
-      : graph_(graph), costs_(costs), requested_(requested), options_(options) {
+         const ScheduleOptions& options, detail::SplitOrder order)
+      : graph_(graph), costs_(costs), requested_(requested), options_(options), order_(order) {
     emit_.budget_bytes = options.budget_bytes;
     emit_.defer_swap_frees = options.defer_swap_frees;
     prefetch_.budget_bytes = options.budget_bytes;
@@ -140,21 +140,28 @@ class Rounds {
       // A round that did not lower the peak is a sign the excess is not made
       // of held reloads; stop rather than pile up splits (and time).
       const bool progress = round == 0 || placed.peak_bytes < result.peak_bytes;
-      if (progress) keep(plan, placed, result);
+      if (progress) keep(plan, skeleton, placed, result);
       if (result.peak_bytes <= options_.budget_bytes || round >= rounds || !progress) break;
       if (round == 0 && !nest) runs_ = detail::find_remake_runs(graph_, plan);
       if (round == 0 && nest) owned = detail::remake_run_tensors(graph_.tensors().size(), runs);
       const bool nested =
           detail::nest_over_budget(skeleton, placed, options_.budget_bytes, graph_, runs, splits);
-      const bool split = detail::split_over_budget(graph_, plan, skeleton, placed,
-                                                   options_.budget_bytes, owned, splits);
+      const bool split = detail::split_over_budget(graph_, costs_, plan, skeleton, placed,
+                                                   options_.budget_bytes, owned, order_, splits);
       if (!nested && !split) break;
+      split_ = split_ || split;
     }
     return result;
   }
 
+  // Whether a round split a gap (split_over_budget): only then does the
+  // order of the splits matter.
+  bool split() const { return split_; }
+
  private:
-  static void keep(const detail::ReloadPlan& plan, detail::Placed& placed, ScheduleResult& result) {
+  static void keep(const detail::ReloadPlan& plan, const detail::Skeleton& skeleton,
+                   detail::Placed& placed, ScheduleResult& result) {
+    result.estimated_seconds = skeleton.clock.empty() ? 0 : skeleton.clock.back();
     result.schedule = std::move(placed.schedule);
     result.peak_bytes = placed.peak_bytes;
     result.worst_step = placed.peak_step;
@@ -166,12 +173,24 @@ class Rounds {
   const ir::NodeCosts& costs_;
   const std::vector<Decision>& requested_;
   const ScheduleOptions& options_;
+  detail::SplitOrder order_;
+  bool split_ = false;
   // The runs of the plain rounds' first plan, found once it is over the
   // budget: nesting has nothing to do without them.
   std::vector<detail::RemakeRun> runs_;
   detail::EmitOptions emit_;
   detail::PrefetchOptions prefetch_;
 };
+
+// Of two split orders' schedules: the one that fits, then the one whose
+// compute stream (recomputes and waits for frees) is estimated to end
+// first, then the lower peak.
+bool better_split(const ScheduleResult& a, const ScheduleResult& b, std::uint64_t budget) {
+  const bool fa = a.peak_bytes <= budget, fb = b.peak_bytes <= budget;
+  if (fa != fb) return fa;
+  if (!fa) return a.peak_bytes < b.peak_bytes;
+  return a.estimated_seconds < b.estimated_seconds;
+}
 
 }  // namespace
 
@@ -188,8 +207,13 @@ ScheduleResult make_schedule(const ir::Graph& graph, const ir::NodeCosts& costs,
                              const std::vector<Decision>& decisions,
                              const ScheduleOptions& options) {
   const std::vector<Decision> requested = detail::applicable_decisions(graph, decisions);
-  Rounds rounds(graph, costs, requested, options);
+  Rounds rounds(graph, costs, requested, options, detail::SplitOrder::kLargest);
   ScheduleResult result = rounds.run(false);
+  if (rounds.split()) {
+    Rounds cheapest(graph, costs, requested, options, detail::SplitOrder::kCheapest);
+    ScheduleResult other = cheapest.run(false);
+    if (better_split(other, result, options.budget_bytes)) result = std::move(other);
+  }
   // Nesting only where holding and rerunning did not fit: elsewhere the
   // schedule is the one the solvers' model describes.
   if (result.peak_bytes > options.budget_bytes && options.nest_remakes &&

@@ -51,6 +51,9 @@ struct ScheduleResult {
   // model prices remakes as made once and held, so plan_search tightens its
   // model budget by this much as for a schedule that does not fit.
   std::uint64_t unnested_over_bytes = 0;
+  // The compute stream's end as the scheduler estimates it (compute and
+  // recompute times, waits for copies out before frees; not the copies in).
+  double estimated_seconds = 0;
   // The decisions as applied: a decision that cannot apply (swap or
   // recompute of a graph input or output, recompute of a random node's
   // output, swap or recompute of a tensor that nothing reads after its last

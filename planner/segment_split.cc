@@ -11,16 +11,65 @@ namespace {
 // A tensor held between two reads of one reload segment.
 struct Gap {
   std::uint64_t bytes;
+  double seconds;  // what reloading it once more costs (ReloadCost)
   ir::TensorId tensor;
   ir::NodeId prev;  // turn of the read before
   ir::NodeId next;  // turn of the read after: the new segment starts there
 };
 
+// The time one more reload of a tensor costs: its copy in, or its
+// producer's run plus the reloads of the evicted inputs that run reads
+// (split_at reruns the chain in full). Memoised: a chain is a DAG.
+class ReloadCost {
+ public:
+  ReloadCost(const ir::Graph& graph, const ir::NodeCosts& costs, const ReloadPlan& plan)
+      : graph_(graph), costs_(costs), plan_(plan), memo_(plan.tensors.size(), -1.0) {}
+
+  double operator()(ir::TensorId t) {
+    if (memo_[t] >= 0) return memo_[t];
+    memo_[t] = 0;  // a cycle cannot occur; this only guards against one
+    const std::uint64_t bytes = graph_.tensor(t).bytes;
+    double s = 0;
+    if (plan_.tensors[t].reload == Decision::kSwap) {
+      const double bw = costs_.device.h2d_bytes_per_s;
+      s = bw > 0 ? static_cast<double>(bytes) / bw : 0;
+    } else if (plan_.tensors[t].reload == Decision::kRecompute) {
+      const ir::NodeId n = graph_.tensor(t).producer;
+      s = n < costs_.seconds.size() ? costs_.seconds[n] : 0;
+      for (ir::TensorId in : graph_.node(n).inputs)
+        if (plan_.tensors[in].reload != Decision::kKeep) s += (*this)(in);
+    }
+    return memo_[t] = s;
+  }
+
+ private:
+  const ir::Graph& graph_;
+  const ir::NodeCosts& costs_;
+  const ReloadPlan& plan_;
+  std::vector<double> memo_;
+};
+
+bool larger(const Gap& a, const Gap& b) {
+  if (a.bytes != b.bytes) return a.bytes > b.bytes;
+  if (a.tensor != b.tensor) return a.tensor < b.tensor;
+  return a.next < b.next;
+}
+
+// A gap relieves its bytes for one more reload's time: of the gaps over
+// one slot, those that free the most per second go first.
+bool cheaper_per_byte(const Gap& a, const Gap& b) {
+  const double ea = a.seconds * static_cast<double>(b.bytes);
+  const double eb = b.seconds * static_cast<double>(a.bytes);
+  if (ea != eb) return ea < eb;
+  return larger(a, b);
+}
+
 }  // namespace
 
-bool split_over_budget(const ir::Graph& graph, const ReloadPlan& plan, const Skeleton& skeleton,
-                       const Placed& placed, std::uint64_t budget_bytes,
-                       std::span<const char> owned, std::vector<std::vector<ir::NodeId>>& splits) {
+bool split_over_budget(const ir::Graph& graph, const ir::NodeCosts& costs, const ReloadPlan& plan,
+                       const Skeleton& skeleton, const Placed& placed, std::uint64_t budget_bytes,
+                       std::span<const char> owned, SplitOrder order,
+                       std::vector<std::vector<ir::NodeId>>& splits) {
   const auto budget = static_cast<std::int64_t>(
       std::min<std::uint64_t>(budget_bytes, std::numeric_limits<std::int64_t>::max()));
   if (skeleton.steps.empty() || std::none_of(placed.level.begin(), placed.level.end(),
@@ -28,6 +77,7 @@ bool split_over_budget(const ir::Graph& graph, const ReloadPlan& plan, const Ske
     return false;
 
   std::vector<Gap> gaps;
+  ReloadCost reload_cost(graph, costs, plan);
   for (ir::TensorId t = 0; t < plan.tensors.size(); ++t) {
     const TensorPlan& p = plan.tensors[t];
     if (p.reload == Decision::kKeep || graph.tensor(t).bytes == 0) continue;
@@ -37,14 +87,15 @@ bool split_over_budget(const ir::Graph& graph, const ReloadPlan& plan, const Ske
           k + 1 < p.segment_begin.size() ? p.segment_begin[k + 1] : p.uses.size();
       for (std::size_t i = p.segment_begin[k] + 1; i < end; ++i)
         if (p.uses[i].node > p.uses[i - 1].node + 1)
-          gaps.push_back({graph.tensor(t).bytes, t, p.uses[i - 1].node, p.uses[i].node});
+          gaps.push_back({graph.tensor(t).bytes,
+                          order == SplitOrder::kCheapest ? reload_cost(t) : 0.0, t,
+                          p.uses[i - 1].node, p.uses[i].node});
     }
   }
-  std::sort(gaps.begin(), gaps.end(), [](const Gap& a, const Gap& b) {
-    if (a.bytes != b.bytes) return a.bytes > b.bytes;
-    if (a.tensor != b.tensor) return a.tensor < b.tensor;
-    return a.next < b.next;
-  });
+  if (order == SplitOrder::kCheapest)
+    std::sort(gaps.begin(), gaps.end(), cheaper_per_byte);
+  else
+    std::sort(gaps.begin(), gaps.end(), larger);
 
   // Split, the tensor is gone from after the turn of its read before (its
   // free ends that turn at the latest) until the turn of its read after
