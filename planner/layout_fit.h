@@ -51,7 +51,9 @@ inline constexpr std::uint64_t kStalledStepFactor = 8;
 
 // The smallest budget for which search_plan_with_layout() finds a plan
 // whose layout fits: the arena of the plan for smallest_reachable_peak()
-// (at least that peak). Plans twice; for messages on the failure path.
+// (at least that peak); where the request may keep the training state on
+// the host or not, the lower of the two floors. Plans once or twice per
+// floor; for messages on the failure path.
 std::uint64_t smallest_reachable_budget(const ir::Graph& graph, const ir::NodeCosts& costs,
                                         const PlanRequest& request);
 
