@@ -19,34 +19,65 @@ struct Gap {
 
 // The time one more reload of a tensor costs: its copy in, or its
 // producer's run plus the reloads of the evicted inputs that run reads
-// (split_at reruns the chain in full). Memoised: a chain is a DAG.
+// (split_at reruns the chain in full). Memoised, and walked with a stack of
+// its own: a chain of remakes can be as long as the graph.
 class ReloadCost {
  public:
   ReloadCost(const ir::Graph& graph, const ir::NodeCosts& costs, const ReloadPlan& plan)
-      : graph_(graph), costs_(costs), plan_(plan), memo_(plan.tensors.size(), -1.0) {}
+      : graph_(graph), costs_(costs), plan_(plan), memo_(plan.tensors.size(), kUnknown) {}
 
   double operator()(ir::TensorId t) {
-    if (memo_[t] >= 0) return memo_[t];
-    memo_[t] = 0;  // a cycle cannot occur; this only guards against one
-    const std::uint64_t bytes = graph_.tensor(t).bytes;
-    double s = 0;
-    if (plan_.tensors[t].reload == Decision::kSwap) {
-      const double bw = costs_.device.h2d_bytes_per_s;
-      s = bw > 0 ? static_cast<double>(bytes) / bw : 0;
-    } else if (plan_.tensors[t].reload == Decision::kRecompute) {
-      const ir::NodeId n = graph_.tensor(t).producer;
-      s = n < costs_.seconds.size() ? costs_.seconds[n] : 0;
-      for (ir::TensorId in : graph_.node(n).inputs)
-        if (plan_.tensors[in].reload != Decision::kKeep) s += (*this)(in);
+    stack_.assign(1, t);
+    while (!stack_.empty()) {
+      const ir::TensorId x = stack_.back();
+      if (memo_[x] != kUnknown) {
+        stack_.pop_back();
+        continue;
+      }
+      const std::size_t before = stack_.size();
+      push_unknown_inputs(x);
+      if (stack_.size() > before) continue;  // its inputs first
+      memo_[x] = own(x);
+      stack_.pop_back();
     }
-    return memo_[t] = s;
+    return memo_[t];
   }
 
  private:
+  static constexpr double kUnknown = -1.0;
+
+  bool recomputed(ir::TensorId t) const { return plan_.tensors[t].reload == Decision::kRecompute; }
+
+  // The evicted inputs of a recomputed tensor's producer not priced yet.
+  // One already lower on the stack goes on again, above its reader, so it
+  // is priced first; the graph is a DAG, so each tensor goes on at most
+  // once per reader.
+  void push_unknown_inputs(ir::TensorId t) {
+    if (!recomputed(t)) return;
+    for (ir::TensorId in : graph_.node(graph_.tensor(t).producer).inputs)
+      if (plan_.tensors[in].reload != Decision::kKeep && memo_[in] == kUnknown)
+        stack_.push_back(in);
+  }
+
+  // With every evicted input priced.
+  double own(ir::TensorId t) const {
+    if (plan_.tensors[t].reload == Decision::kSwap) {
+      const double bw = costs_.device.h2d_bytes_per_s;
+      return bw > 0 ? static_cast<double>(graph_.tensor(t).bytes) / bw : 0;
+    }
+    if (!recomputed(t)) return 0;
+    const ir::NodeId n = graph_.tensor(t).producer;
+    double s = n < costs_.seconds.size() ? costs_.seconds[n] : 0;
+    for (ir::TensorId in : graph_.node(n).inputs)
+      if (plan_.tensors[in].reload != Decision::kKeep && memo_[in] != kUnknown) s += memo_[in];
+    return s;
+  }
+
   const ir::Graph& graph_;
   const ir::NodeCosts& costs_;
   const ReloadPlan& plan_;
   std::vector<double> memo_;
+  std::vector<ir::TensorId> stack_;
 };
 
 bool larger(const Gap& a, const Gap& b) {
