@@ -69,7 +69,7 @@ class ReloadCost {
     const ir::NodeId n = graph_.tensor(t).producer;
     double s = n < costs_.seconds.size() ? costs_.seconds[n] : 0;
     for (ir::TensorId in : graph_.node(n).inputs)
-      if (plan_.tensors[in].reload != Decision::kKeep && memo_[in] != kUnknown) s += memo_[in];
+      if (plan_.tensors[in].reload != Decision::kKeep) s += memo_[in];
     return s;
   }
 
