@@ -101,6 +101,13 @@ void drop_unused_swap_outs(const ir::Graph& graph, ScheduleResult& r) {
     if (unused(t)) r.applied[t] = Decision::kKeep;
 }
 
+// Where a round stands: the splits so far and the best schedule yet.
+struct RoundState {
+  std::vector<std::vector<ir::NodeId>> splits;
+  ScheduleResult result;
+  std::size_t round = 0;
+};
+
 // The schedule's rounds: the first holds every reloaded tensor until its
 // last reader; each later one repairs what is over the budget (rule 7).
 // Each round schedules from scratch; the best (lowest peak, then earliest)
@@ -127,14 +134,17 @@ class Rounds {
     return relief >= excess;
   }
 
-  ScheduleResult run(bool nest) {
-    std::vector<std::vector<ir::NodeId>> splits;
+  ScheduleResult run(bool nest) { return run_from(nest, RoundState{}); }
+
+  // The rounds from `state` on: from round 0, or from where the other
+  // order's pass first chose other splits (other_start).
+  ScheduleResult run_from(bool nest, RoundState state) {
     std::vector<detail::RemakeRun> runs = runs_;
     std::vector<char> owned;
-    ScheduleResult result;
     const std::size_t rounds = nest ? 2 * options_.split_rounds : options_.split_rounds;
-    for (std::size_t round = 0;; ++round) {
-      const detail::ReloadPlan plan = detail::plan_reloads(graph_, requested_, splits);
+    ScheduleResult& result = state.result;
+    for (std::size_t& round = state.round;; ++round) {
+      const detail::ReloadPlan plan = detail::plan_reloads(graph_, requested_, state.splits);
       const detail::Skeleton skeleton = detail::emit_skeleton(graph_, costs_, plan, emit_);
       detail::Placed placed = detail::place_swap_ins(graph_, skeleton, prefetch_);
       // A round that did not lower the peak is a sign the excess is not made
@@ -144,21 +154,55 @@ class Rounds {
       if (result.peak_bytes <= options_.budget_bytes || round >= rounds || !progress) break;
       if (round == 0 && !nest) runs_ = detail::find_remake_runs(graph_, plan);
       if (round == 0 && nest) owned = detail::remake_run_tensors(graph_.tensors().size(), runs);
-      const bool nested =
-          detail::nest_over_budget(skeleton, placed, options_.budget_bytes, graph_, runs, splits);
-      const bool split = detail::split_over_budget(graph_, costs_, plan, skeleton, placed,
-                                                   options_.budget_bytes, owned, order_, splits);
-      if (!nested && !split) break;
-      split_ = split_ || split;
+      const bool nested = detail::nest_over_budget(skeleton, placed, options_.budget_bytes, graph_,
+                                                   runs, state.splits);
+      const std::vector<detail::Split> chosen = choose(plan, skeleton, placed, owned);
+      if (!nest) compare_orders(plan, skeleton, placed, chosen, state);
+      detail::apply_splits(graph_, plan, chosen, state.splits);
+      if (!nested && chosen.empty()) break;
     }
-    return result;
+    return std::move(result);
   }
 
-  // Whether a round split a gap (split_over_budget): only then does the
-  // order of the splits matter.
-  bool split() const { return split_; }
+  // Whether the other split order would have chosen other splits in some
+  // plain round: only then can its pass end elsewhere (each round is a
+  // function of the splits before it).
+  bool orders_differ() const { return orders_differ_; }
+  // Where the other order's pass stands after the first round where they
+  // differ: it needs none of the rounds before.
+  RoundState other_start() { return std::move(other_start_); }
 
  private:
+  std::vector<detail::Split> choose(const detail::ReloadPlan& plan,
+                                    const detail::Skeleton& skeleton, const detail::Placed& placed,
+                                    std::span<const char> owned, detail::SplitOrder order) const {
+    return detail::choose_splits(graph_, costs_, plan, skeleton, placed, options_.budget_bytes,
+                                 owned, order);
+  }
+  std::vector<detail::Split> choose(const detail::ReloadPlan& plan,
+                                    const detail::Skeleton& skeleton, const detail::Placed& placed,
+                                    std::span<const char> owned) const {
+    return choose(plan, skeleton, placed, owned, order_);
+  }
+
+  void compare_orders(const detail::ReloadPlan& plan, const detail::Skeleton& skeleton,
+                      const detail::Placed& placed, std::vector<detail::Split> chosen,
+                      const RoundState& state) {
+    if (orders_differ_ || chosen.empty()) return;
+    const auto other_order = order_ == detail::SplitOrder::kLargest ? detail::SplitOrder::kCheapest
+                                                                    : detail::SplitOrder::kLargest;
+    std::vector<detail::Split> other = choose(plan, skeleton, placed, {}, other_order);
+    std::sort(chosen.begin(), chosen.end());
+    std::vector<detail::Split> sorted = other;
+    std::sort(sorted.begin(), sorted.end());
+    if (sorted == chosen) return;
+    // Every round before this one chose alike, so the other pass would be
+    // here too: it goes on from this round with its own splits.
+    orders_differ_ = true;
+    other_start_ = {state.splits, state.result, state.round + 1};
+    detail::apply_splits(graph_, plan, other, other_start_.splits);
+  }
+
   static void keep(const detail::ReloadPlan& plan, const detail::Skeleton& skeleton,
                    detail::Placed& placed, ScheduleResult& result) {
     result.estimated_seconds = skeleton.clock.empty() ? 0 : skeleton.clock.back();
@@ -174,7 +218,8 @@ class Rounds {
   const std::vector<Decision>& requested_;
   const ScheduleOptions& options_;
   detail::SplitOrder order_;
-  bool split_ = false;
+  bool orders_differ_ = false;
+  RoundState other_start_;
   // The runs of the plain rounds' first plan, found once it is over the
   // budget: nesting has nothing to do without them.
   std::vector<detail::RemakeRun> runs_;
@@ -209,9 +254,9 @@ ScheduleResult make_schedule(const ir::Graph& graph, const ir::NodeCosts& costs,
   const std::vector<Decision> requested = detail::applicable_decisions(graph, decisions);
   Rounds rounds(graph, costs, requested, options, detail::SplitOrder::kLargest);
   ScheduleResult result = rounds.run(false);
-  if (rounds.split()) {
+  if (rounds.orders_differ()) {
     Rounds cheapest(graph, costs, requested, options, detail::SplitOrder::kCheapest);
-    ScheduleResult other = cheapest.run(false);
+    ScheduleResult other = cheapest.run_from(false, rounds.other_start());
     if (better_split(other, result, options.budget_bytes)) result = std::move(other);
   }
   // Nesting only where holding and rerunning did not fit: elsewhere the

@@ -95,18 +95,10 @@ bool cheaper_per_byte(const Gap& a, const Gap& b) {
   return larger(a, b);
 }
 
-}  // namespace
-
-bool split_over_budget(const ir::Graph& graph, const ir::NodeCosts& costs, const ReloadPlan& plan,
-                       const Skeleton& skeleton, const Placed& placed, std::uint64_t budget_bytes,
-                       std::span<const char> owned, SplitOrder order,
-                       std::vector<std::vector<ir::NodeId>>& splits) {
-  const auto budget = static_cast<std::int64_t>(
-      std::min<std::uint64_t>(budget_bytes, std::numeric_limits<std::int64_t>::max()));
-  if (skeleton.steps.empty() || std::none_of(placed.level.begin(), placed.level.end(),
-                                             [&](std::int64_t v) { return v > budget; }))
-    return false;
-
+// Every pair of consecutive reads of a reload segment with turns between
+// them, sorted in `order`.
+std::vector<Gap> held_gaps(const ir::Graph& graph, const ir::NodeCosts& costs,
+                           const ReloadPlan& plan, std::span<const char> owned, SplitOrder order) {
   std::vector<Gap> gaps;
   ReloadCost reload_cost(graph, costs, plan);
   for (ir::TensorId t = 0; t < plan.tensors.size(); ++t) {
@@ -123,17 +115,29 @@ bool split_over_budget(const ir::Graph& graph, const ir::NodeCosts& costs, const
                           p.uses[i - 1].node, p.uses[i].node});
     }
   }
-  if (order == SplitOrder::kCheapest)
-    std::sort(gaps.begin(), gaps.end(), cheaper_per_byte);
-  else
-    std::sort(gaps.begin(), gaps.end(), larger);
+  std::sort(gaps.begin(), gaps.end(), order == SplitOrder::kCheapest ? cheaper_per_byte : larger);
+  return gaps;
+}
+
+}  // namespace
+
+std::vector<Split> choose_splits(const ir::Graph& graph, const ir::NodeCosts& costs,
+                                 const ReloadPlan& plan, const Skeleton& skeleton,
+                                 const Placed& placed, std::uint64_t budget_bytes,
+                                 std::span<const char> owned, SplitOrder order) {
+  const auto budget = static_cast<std::int64_t>(
+      std::min<std::uint64_t>(budget_bytes, std::numeric_limits<std::int64_t>::max()));
+  if (skeleton.steps.empty() || std::none_of(placed.level.begin(), placed.level.end(),
+                                             [&](std::int64_t v) { return v > budget; }))
+    return {};
+  std::vector<Gap> gaps = held_gaps(graph, costs, plan, owned, order);
 
   // Split, the tensor is gone from after the turn of its read before (its
   // free ends that turn at the latest) until the turn of its read after
   // (its reload opens that turn at the earliest): the slots from the first
   // step of turn prev + 1 up to the first step of turn next. The excess over
-  // the budget is taken down by the bytes of each split, largest first,
-  // while some slot it spans is still over.
+  // the budget is taken down by the bytes of each split, in order, while
+  // some slot it spans is still over.
   std::vector<std::int64_t> excess(placed.level);
   for (std::int64_t& v : excess) v -= budget;
   solvers::RangeMaxTree over(excess);
@@ -141,34 +145,33 @@ bool split_over_budget(const ir::Graph& graph, const ir::NodeCosts& costs, const
     return static_cast<std::size_t>(
         std::lower_bound(skeleton.turn.begin(), skeleton.turn.end(), turn) - skeleton.turn.begin());
   };
-  // A tensor recomputed again at `next` reads its producer's inputs there;
-  // those that are evicted get a segment starting there too, so the chain
-  // is rerun in full rather than its inputs held from their previous read
-  // (across the very slots the split relieves).
+  std::vector<Split> chosen;
+  for (const Gap& g : gaps) {
+    const std::size_t lo = first_step(g.prev + 1), hi = first_step(g.next);
+    if (lo >= hi || over.max(lo, hi - 1) <= 0) continue;
+    over.add(lo, hi - 1, -static_cast<std::int64_t>(g.bytes));
+    chosen.push_back({g.tensor, g.next});
+  }
+  return chosen;
+}
+
+void apply_splits(const ir::Graph& graph, const ReloadPlan& plan, std::span<const Split> chosen,
+                  std::vector<std::vector<ir::NodeId>>& splits) {
   std::vector<ir::TensorId> chain;
-  auto split_at = [&](ir::TensorId t, ir::NodeId turn) {
-    chain.assign(1, t);
+  for (const Split& s : chosen) {
+    chain.assign(1, s.tensor);
     while (!chain.empty()) {
       const ir::TensorId x = chain.back();
       chain.pop_back();
       if (splits.size() <= x) splits.resize(x + 1);
       auto& mine = splits[x];
-      if (std::find(mine.begin(), mine.end(), turn) != mine.end()) continue;
-      mine.push_back(turn);
+      if (std::find(mine.begin(), mine.end(), s.at) != mine.end()) continue;
+      mine.push_back(s.at);
       if (plan.tensors[x].reload != Decision::kRecompute) continue;
       for (ir::TensorId in : graph.node(graph.tensor(x).producer).inputs)
         if (plan.tensors[in].reload != Decision::kKeep) chain.push_back(in);
     }
-  };
-  bool added = false;
-  for (const Gap& g : gaps) {
-    const std::size_t lo = first_step(g.prev + 1), hi = first_step(g.next);
-    if (lo >= hi || over.max(lo, hi - 1) <= 0) continue;
-    over.add(lo, hi - 1, -static_cast<std::int64_t>(g.bytes));
-    split_at(g.tensor, g.next);
-    added = true;
   }
-  return added;
 }
 
 }  // namespace memplan::planner::detail

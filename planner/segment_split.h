@@ -24,16 +24,30 @@ namespace memplan::planner::detail {
 // 606 %): make_schedule tries both.
 enum class SplitOrder { kLargest, kCheapest };
 
-// Adds to `splits` (see plan_reloads), in `order`, while a slot
-// the split would relieve is still over the budget (by the estimate that
-// the split frees exactly its bytes over the turns between the two reads).
-// Returns whether any split was added. O(gaps log slots), where gaps are
-// pairs of consecutive reads in reload segments. Tensors marked in `owned`
-// (by TensorId; may be shorter) are left alone: their splits are the nested
+// One split: `tensor` gets a reload segment starting at turn `at`.
+struct Split {
+  ir::TensorId tensor;
+  ir::NodeId at;
+  friend bool operator==(const Split&, const Split&) = default;
+  friend auto operator<=>(const Split&, const Split&) = default;
+};
+
+// The splits to make, taken in `order` while a slot the split would relieve
+// is still over the budget (by the estimate that the split frees exactly
+// its bytes over the turns between the two reads); empty where nothing is
+// over or nothing would relieve it. O(gaps log slots), where gaps are pairs
+// of consecutive reads in reload segments. Tensors marked in `owned` (by
+// TensorId; may be shorter) are left alone: their splits are the nested
 // remakes' (nested_remake.h).
-bool split_over_budget(const ir::Graph& graph, const ir::NodeCosts& costs, const ReloadPlan& plan,
-                       const Skeleton& skeleton, const Placed& placed, std::uint64_t budget_bytes,
-                       std::span<const char> owned, SplitOrder order,
-                       std::vector<std::vector<ir::NodeId>>& splits);
+std::vector<Split> choose_splits(const ir::Graph& graph, const ir::NodeCosts& costs,
+                                 const ReloadPlan& plan, const Skeleton& skeleton,
+                                 const Placed& placed, std::uint64_t budget_bytes,
+                                 std::span<const char> owned, SplitOrder order);
+
+// Adds `chosen` to `splits` (see plan_reloads). A recomputed tensor's
+// evicted inputs are split at the same turn, so its chain reruns in full
+// there rather than its inputs being held from their previous read.
+void apply_splits(const ir::Graph& graph, const ReloadPlan& plan, std::span<const Split> chosen,
+                  std::vector<std::vector<ir::NodeId>>& splits);
 
 }  // namespace memplan::planner::detail
