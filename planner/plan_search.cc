@@ -225,17 +225,17 @@ void explore_tighter(const ir::Graph& g, const ir::NodeCosts& costs, const PlanR
   }
 }
 
-// The model's objective for `best`'s choice at `budget`, each reload
-// counted as often as its schedule makes it (realised_reloads.h).
-void price_at(const ir::Graph& g, std::uint64_t budget, solvers::Problem& problem, Attempt& best) {
+// The model's objective for `best`'s choice at `budget`, each recompute
+// counted as often as its schedule runs it (`reloads`, realised_reloads.h).
+void price_at(std::uint64_t budget, std::span<const std::uint32_t> reloads,
+              solvers::Problem& problem, Attempt& best) {
   problem.budget_bytes = budget;
-  const std::vector<std::uint32_t> reloads = realised_reloads(g, problem, best.schedule);
   best.solution.objective_seconds = solvers::replayed_overhead_seconds(
       priced_with_reloads(problem, reloads), best.solution.choice);
 }
 
-bool reloads_more_than_once(std::span<const std::uint32_t> reloads) {
-  return std::any_of(reloads.begin(), reloads.end(), [](std::uint32_t n) { return n > 1; });
+void price_at(const ir::Graph& g, std::uint64_t budget, solvers::Problem& problem, Attempt& best) {
+  price_at(budget, realised_reloads(g, problem, best.schedule), problem, best);
 }
 
 // The plan runs at the real budget: a round at a tighter model budget
@@ -253,11 +253,13 @@ void price_as_scheduled(const ir::Graph& g, const PlanRequest& req, solvers::Pro
       status == solvers::SolveStatus::kInfeasible)
     return;
   const bool heuristic = status == solvers::SolveStatus::kHeuristic;
-  const bool more_than_once = reloads_more_than_once(realised_reloads(g, problem, best.schedule));
+  const std::vector<std::uint32_t> reloads = realised_reloads(g, problem, best.schedule);
+  const bool more_than_once =
+      std::any_of(reloads.begin(), reloads.end(), [](std::uint32_t n) { return n > 1; });
   if (heuristic && (more_than_once || best.model_budget != req.budget_bytes))
-    price_at(g, req.budget_bytes, problem, best);
+    price_at(req.budget_bytes, reloads, problem, best);
   else if (!heuristic && more_than_once)
-    price_at(g, best.model_budget, problem, best);
+    price_at(best.model_budget, reloads, problem, best);
 }
 
 // One solver on one problem, with model-budget tightening until the

@@ -156,20 +156,21 @@ class Rounds {
       if (round == 0 && nest) owned = detail::remake_run_tensors(graph_.tensors().size(), runs);
       const bool nested = detail::nest_over_budget(skeleton, placed, options_.budget_bytes, graph_,
                                                    runs, state.splits);
-      const std::vector<detail::Split> chosen = choose(plan, skeleton, placed, owned);
-      if (!nest) compare_orders(plan, skeleton, placed, chosen, state);
+      const std::vector<detail::Split> chosen = choose(plan, skeleton, placed, owned, order_);
+      if (!nest && order_ == detail::SplitOrder::kLargest)
+        compare_orders(plan, skeleton, placed, chosen, state);
       detail::apply_splits(graph_, plan, chosen, state.splits);
       if (!nested && chosen.empty()) break;
     }
     return std::move(result);
   }
 
-  // Whether the other split order would have chosen other splits in some
-  // plain round: only then can its pass end elsewhere (each round is a
-  // function of the splits before it).
+  // Whether, in some plain round of the largest-first pass, the
+  // cheapest-first order would have chosen other splits: only then can its
+  // pass end elsewhere (each round is a function of the splits before it).
   bool orders_differ() const { return orders_differ_; }
-  // Where the other order's pass stands after the first round where they
-  // differ: it needs none of the rounds before.
+  // Where the cheapest-first pass stands after the first round where the
+  // orders differ: it needs none of the rounds before.
   RoundState other_start() { return std::move(other_start_); }
 
  private:
@@ -179,23 +180,18 @@ class Rounds {
     return detail::choose_splits(graph_, costs_, plan, skeleton, placed, options_.budget_bytes,
                                  owned, order);
   }
-  std::vector<detail::Split> choose(const detail::ReloadPlan& plan,
-                                    const detail::Skeleton& skeleton, const detail::Placed& placed,
-                                    std::span<const char> owned) const {
-    return choose(plan, skeleton, placed, owned, order_);
-  }
 
+  // The largest-first pass only: what the cheapest-first order would split
+  // in the same round.
   void compare_orders(const detail::ReloadPlan& plan, const detail::Skeleton& skeleton,
                       const detail::Placed& placed, std::vector<detail::Split> chosen,
                       const RoundState& state) {
     if (orders_differ_ || chosen.empty()) return;
-    const auto other_order = order_ == detail::SplitOrder::kLargest ? detail::SplitOrder::kCheapest
-                                                                    : detail::SplitOrder::kLargest;
-    std::vector<detail::Split> other = choose(plan, skeleton, placed, {}, other_order);
+    std::vector<detail::Split> other =
+        choose(plan, skeleton, placed, {}, detail::SplitOrder::kCheapest);
     std::sort(chosen.begin(), chosen.end());
-    std::vector<detail::Split> sorted = other;
-    std::sort(sorted.begin(), sorted.end());
-    if (sorted == chosen) return;
+    std::sort(other.begin(), other.end());
+    if (other == chosen) return;
     // Every round before this one chose alike, so the other pass would be
     // here too: it goes on from this round with its own splits.
     orders_differ_ = true;

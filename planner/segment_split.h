@@ -21,14 +21,14 @@ namespace memplan::planner::detail {
 // most bytes freed per second of reload) costs the least time where many
 // gaps would do (resnet50 a100-40gb 25 %: 50.41 -> 41.30 %), but splits
 // more where they rerun long chains (gpt2_small a100-40gb 25 %: 456 ->
-// 606 %): make_schedule tries both.
+// 606 %): make_schedule runs largest-first, and cheapest-first from the
+// first round where the two would choose other splits.
 enum class SplitOrder { kLargest, kCheapest };
 
 // One split: `tensor` gets a reload segment starting at turn `at`.
 struct Split {
   ir::TensorId tensor;
   ir::NodeId at;
-  friend bool operator==(const Split&, const Split&) = default;
   friend auto operator<=>(const Split&, const Split&) = default;
 };
 
